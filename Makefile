@@ -1,0 +1,49 @@
+# Thin wrapper over CMake for the README's commands. See README.md.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure test test-fast test-asan demo fuzz gpu-check clean
+
+all: $(BUILD)/nodus
+
+deps: $(BUILD)/.deps-ok
+
+$(BUILD)/.deps-ok: scripts/deps.sh
+	@bash scripts/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/nodus: deps FORCE
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Every test in a normal build, then again under AddressSanitizer + UBSan.
+test: test-fast test-asan
+
+test-fast: $(BUILD)/nodus
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODUS_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+demo: $(BUILD)/nodus
+	$(BUILD)/nodus demo
+
+# libFuzzer on the spec parser; FUZZ_SECONDS (default 60) bounds the run.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DNODUS_FUZZ=ON -DNODUS_WITH_CUDA=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz-spec
+	mkdir -p build-fuzz/corpus && cp tests/bad/*.json build-fuzz/corpus/ 2>/dev/null || true
+	build-fuzz/tests/fuzz/fuzz-spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus suites/cpu/tasks
+
+gpu-check:
+	bash bench/gpu-check.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+
+FORCE:

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * main.c: dispatches `nodus COMMAND ...` through one sorted, constant
+ * command table, and checks that stdout was written completely before
+ * reporting success (a full disk must not pass as success).
+ * ------------------------------------------------------------------------ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "exec/exec.h"
+
+#define CMD_HIDDEN 0x1 /* internal: not listed by `nodus help` */
+
+struct command {
+	const char *name;
+	nodus_cmd_fn fn;
+	int flags;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
+	{"check", nodus_cmd_check, 0, "validate task, workload, solution or campaign files"},
+	{"db", nodus_cmd_db, 0, "inspect a record store (db info DB)"},
+	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
+	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan with content hashes"},
+	{"verify", nodus_cmd_verify, 0, "check that nothing a plan depends on has changed"},
+	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
+};
+
+int nodus_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nodus %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'nodus %s --help')\n", cmd);
+	return NODUS_EXIT_USAGE;
+}
+
+void nodus_cli_print_error(const nodus_error *err)
+{
+	char line[2048];
+	nodus_error_format(err, line, sizeof(line));
+	fprintf(stderr, "nodus: %s\n", line);
+}
+
+int nodus_cli_exit_for(int code)
+{
+	switch (code) {
+	case NODUS_OK:
+		return NODUS_EXIT_OK;
+	case NODUS_EINVAL:
+	case NODUS_EPARSE:
+	case NODUS_ENOTFOUND:
+	case NODUS_EUSAGE:
+	case NODUS_EUNAVAILABLE:
+		return NODUS_EXIT_USAGE;
+	case NODUS_ECHANGED:
+		return NODUS_EXIT_CHECK;
+	default:
+		return NODUS_EXIT_INTERNAL;
+	}
+}
+
+int nodus_cli_is_help(const char *s)
+{
+	return s && (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0);
+}
+
+int nodus_cmd_help(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	if (argc >= 2 && !nodus_cli_is_help(argv[1])) {
+		for (size_t i = 0; i < NODUS_ARRAY_SIZE(commands); i++) {
+			if (strcmp(commands[i].name, argv[1]) == 0) {
+				char *sub[] = {argv[1], "--help", NULL};
+				return commands[i].fn(2, sub, ctx);
+			}
+		}
+		return nodus_cli_usage_error("help", "unknown command '%s'", argv[1]);
+	}
+	printf("usage: nodus COMMAND [ARGS]\n\n"
+	       "nodus checks whether a kernel's speedup label survives an isolated recheck.\n\n"
+	       "commands:\n");
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(commands); i++)
+		if (!(commands[i].flags & CMD_HIDDEN))
+			printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+	printf("\n'nodus COMMAND --help' shows a command's options.\n"
+	       "exit status: 0 ok, 1 a check failed, 2 bad usage or bad input, 3 internal error\n");
+	return NODUS_EXIT_OK;
+}
+
+static const char *resolve_self(char *buf, size_t size, const char *argv0)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		return buf;
+	}
+	return argv0;
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	nodus_cli_ctx ctx = {resolve_self(self, sizeof(self), argv[0])};
+
+	if (argc < 2 || nodus_cli_is_help(argv[1])) {
+		char *sub[] = {"help", NULL};
+		int rc = nodus_cmd_help(1, sub, &ctx);
+		return argc < 2 ? NODUS_EXIT_USAGE : rc;
+	}
+	if (strcmp(argv[1], "--version") == 0)
+		argv[1] = "version";
+
+	const struct command *cmd = NULL;
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i].name, argv[1]) == 0)
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "nodus: '%s' is not a nodus command (see 'nodus help')\n", argv[1]);
+		return NODUS_EXIT_USAGE;
+	}
+	if (strcmp(cmd->name, "__worker") != 0)
+		nodus_exec_install_signal_handlers();
+
+	int rc = cmd->fn(argc - 1, argv + 1, &ctx);
+
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "nodus: failed to write standard output: %s\n", strerror(errno));
+		return NODUS_EXIT_INTERNAL;
+	}
+	return rc;
+}

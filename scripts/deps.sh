@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# deps.sh: install what nodus needs to build and test, from Debian's packages and PyPI.
+# Idempotent: packages already present are not fetched again. Needs root (CI and the
+# developer machines run as root); as another user it only reports what is missing.
+set -euo pipefail
+
+debs=(build-essential cmake pkg-config
+      libjansson-dev libsqlite3-dev libssl-dev libseccomp-dev libcmocka-dev
+      clang python3 python3-pip)
+
+missing=()
+for p in "${debs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: missing packages: ${missing[*]} (run as root to install)" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The statistics oracle: scipy (and scikit-learn for Cohen's kappa) check the numbers
+# nodus computes itself. They are test-only dependencies.
+if ! python3 -c 'import scipy, sklearn' 2>/dev/null; then
+	echo "deps.sh: installing scipy and scikit-learn for the statistics tests"
+	python3 -m pip install -q scipy scikit-learn 2>/dev/null ||
+		python3 -m pip install -q --break-system-packages scipy scikit-learn
+fi
+echo "deps.sh: ok"

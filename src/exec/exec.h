@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * exec.h: the one place nodus starts processes (git's run-command), the
+ * framed pipe protocol between orchestrator and workers, and the sandbox a
+ * worker puts itself in.
+ *
+ * Child life cycle:
+ *   1. nodus_child_opts opts = {0}; fill argv (and the rest; zero = default)
+ *   2. nodus_child_start(&child, &opts, &err): forks, execs; the child gets
+ *      its own process group, its rlimits, its working directory, and (when
+ *      asked) a result pipe as its fd 3. Exec failure comes back as an error
+ *      from start, over a close-on-exec pipe.
+ *   3. talk: write to child.in_fd, read frames from child.result_fd with a
+ *      deadline (nodus_ipc_read), which is the watchdog.
+ *   4. nodus_child_kill() (SIGKILL to the group) when a deadline passes;
+ *   5. nodus_child_finish(): waits; returns the exit code, or 128+signal.
+ *
+ * fd convention for stdin/stdout/stderr in opts: 0 inherit, -1 make a pipe
+ * (the parent's end lands in child.in_fd/out_fd/err_fd), -2 /dev/null,
+ * > 0 use that fd. Only async-signal-safe calls run between fork and exec.
+ *
+ * Every started child is on a live list; nodus_exec_kill_all() (called from
+ * the orchestrator's SIGINT/SIGTERM handler and at exit) kills every group,
+ * so no worker or stressor outlives the run.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_EXEC_H
+#define NODUS_EXEC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/common.h"
+
+typedef struct nodus_child_opts {
+	const char *const *argv;   /* argv[0] is the program (PATH is searched); NULL-terminated */
+	const char *const *env;    /* full environment, NULL-terminated; NULL = inherit */
+	const char *cwd;           /* working directory, NULL = inherit */
+	int stdin_fd;              /* see fd convention */
+	int stdout_fd;
+	int stderr_fd;
+	int want_result_pipe;      /* 1: child's fd 3 is the write end of a pipe */
+	int64_t rlimit_as_bytes;   /* RLIMIT_AS, 0 = unchanged */
+	int64_t rlimit_cpu_s;      /* RLIMIT_CPU, 0 = unchanged */
+	int64_t rlimit_nofile;     /* RLIMIT_NOFILE, 0 = unchanged */
+	int64_t rlimit_nproc;      /* RLIMIT_NPROC, 0 = unchanged */
+	int64_t rlimit_fsize_bytes;/* RLIMIT_FSIZE, 0 = unchanged */
+	int64_t rlimit_core;       /* RLIMIT_CORE: 0 keeps it; -1 sets it to 0 */
+} nodus_child_opts;
+
+typedef struct nodus_child {
+	pid_t pid;                 /* also the process group id; -1 when not running */
+	int in_fd;                 /* parent's write end of the child's stdin, or -1 */
+	int out_fd;                /* parent's read end of stdout, or -1 */
+	int err_fd;                /* parent's read end of stderr, or -1 */
+	int result_fd;             /* parent's read end of the child's fd 3, or -1 */
+	uint64_t started_ns;       /* nodus_now_ns() at start */
+} nodus_child;
+
+int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error *err);
+/* SIGKILL to the child's process group; safe to call twice. */
+void nodus_child_kill(nodus_child *c);
+/* Closes the parent's fds, waits for the child; returns its exit code or
+ * 128+signal; -1 if it was not running. */
+int nodus_child_finish(nodus_child *c);
+/* Like finish but gives up after timeout_ms, killing the group first:
+ * returns exit code / 128+signal. */
+int nodus_child_finish_timeout(nodus_child *c, int timeout_ms);
+
+/* Kills every live child's process group (async-signal-safe). */
+void nodus_exec_kill_all(void);
+/* Installs SIGINT/SIGTERM/SIGHUP handlers that kill all children, then
+ * re-raise the signal with its default action. Call once in main. */
+void nodus_exec_install_signal_handlers(void);
+
+/* ---- framed messages over a pipe ----
+ * A frame is: u32 magic 'NDS1', u32 type, u64 length, payload. */
+#define NODUS_IPC_MAX_FRAME (1ull << 31)
+int nodus_ipc_write(int fd, uint32_t type, const void *payload, uint64_t len);
+/* Reads one frame, waiting until deadline_ns (nodus_now_ns() clock; 0 =
+ * forever). Returns 0; NODUS_ETIMEOUT; NODUS_EIO on EOF or a short/bad
+ * frame (EOF before any byte: NODUS_ENOTFOUND). */
+int nodus_ipc_read(int fd, uint32_t *type, nodus_buf *payload, uint64_t deadline_ns);
+
+/* ---- sandbox (worker side) ----
+ * Installs a seccomp filter that kills the process (SIGSYS) on fork, vfork,
+ * clone of a process (threads too), execve, socket and connect, open/openat
+ * for anything, ptrace, process_vm_readv/writev, kill of other processes.
+ * Call after everything the worker needs is loaded and allocated. */
+int nodus_sandbox_lock_down(nodus_error *err);
+
+#endif

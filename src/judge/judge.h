@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * judge.h: inputs and correctness guards.
+ *
+ * Inputs come from Philox4x32-10, a counter-based generator: element i of
+ * tensor t under seed s is a pure function of (s, t, i), so the same seed
+ * gives the same bits on every backend and in every process (inputs are
+ * generated on the host and copied to the device). Seeds are chosen by the
+ * orchestrator per trial; a solution cannot predict them.
+ *
+ * Outputs are poisoned before every call with a NaN whose payload is
+ * NODUS_POISON_F32 (float32), NODUS_POISON_F64, or the byte 0xA5 (other
+ * types); an element that still holds the poison bits after a call was not
+ * written.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_JUDGE_H
+#define NODUS_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec/spec.h"
+
+#define NODUS_POISON_F32 0x7fa5a5a5u
+#define NODUS_POISON_F64 0x7ff4a5a5a5a5a5a5ull
+#define NODUS_POISON_BYTE 0xa5
+
+/* One Philox4x32-10 block: out = philox(ctr, key). */
+void nodus_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* Trial seeds: the seed of trial `trial` of pair-condition identified by
+ * `stream` under master seed. Distinct (master, stream, trial) give
+ * independent seeds. */
+uint64_t nodus_judge_trial_seed(uint64_t master, uint64_t stream, uint64_t trial);
+/* A 64-bit stream id for a string (pair id), stable across machines. */
+uint64_t nodus_judge_stream_id(const char *s);
+
+/* Fills data (numel elements of dtype) from dist, then applies variant
+ * (NODUS_VARIANT_* bits, 0 for none) if allowed. axis_values resolves
+ * NODUS_DIST_INDEX. Returns 0, or NODUS_EINVAL for an unsupported
+ * dtype/dist pair. */
+int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dist,
+		     const int64_t *axis_values, unsigned variant, uint64_t seed,
+		     uint32_t tensor_index);
+
+/* Writes the poison pattern over nbytes of data of dtype. */
+void nodus_judge_poison(void *data, int dtype, int64_t numel);
+
+/* 64-bit checksum of bytes (for input mutation detection). */
+uint64_t nodus_judge_checksum(const void *data, size_t nbytes);
+
+typedef struct nodus_check {
+	int status;              /* NODUS_STATUS_OK or the failure status */
+	char guard[64];          /* guard that fired: "unwritten_output", "tolerance", "nan_mismatch", "constant_output", ... */
+	double max_abs_err;      /* over compared elements */
+	double max_rel_err;
+	double matched_ratio;    /* share of elements within tolerance */
+	int64_t n_unwritten;     /* elements still holding poison */
+	int64_t n_bad;           /* elements outside tolerance */
+	int64_t first_bad;       /* index of the first bad element, -1 if none */
+	char detail[256];        /* e.g. "y[17]: got 0.5, expected 1.25" */
+} nodus_check;
+
+/* Compares an output with the oracle's output of the same inputs:
+ * unwritten elements -> INCORRECT_SHAPE; NaN/Inf must match exactly;
+ * |out-ref| <= atol + rtol*|ref| on at least matched_ratio of elements and
+ * nowhere above max_error_cap -> else INCORRECT_NUMERICAL; a constant
+ * output where the reference varies -> REWARD_HACK "constant_output".
+ * res is always filled. Returns res->status. */
+int nodus_judge_compare(const char *name, const void *out, const void *ref, int dtype,
+			int64_t numel, const nodus_tolerance *tol, nodus_check *res);
+
+/* float conversions used by compare (exposed for tests). */
+double nodus_judge_load(const void *data, int dtype, int64_t i);
+void nodus_judge_store(void *data, int dtype, int64_t i, double v);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * stats.h: the statistics nodus computes itself. Every function here is
+ * checked against an independent oracle (scipy / scikit-learn) by
+ * tests/oracle/ on the same data.
+ *
+ * Units: timing statistics work on natural-log speedup ratios
+ * log(reference_ns / candidate_ns); intervals are returned on the ratio
+ * scale (exp applied). Rounds are the independent unit; samples inside a
+ * round are not independent and are only resampled inside their round.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_STATS_H
+#define NODUS_STATS_H
+
+#include <stdint.h>
+
+/* xoshiro256** seeded by splitmix64: deterministic resampling. */
+typedef struct nodus_rng {
+	uint64_t s[4];
+} nodus_rng;
+void nodus_rng_seed(nodus_rng *r, uint64_t seed);
+uint64_t nodus_rng_next(nodus_rng *r);
+double nodus_rng_uniform(nodus_rng *r);            /* [0, 1) */
+uint64_t nodus_rng_below(nodus_rng *r, uint64_t n); /* [0, n), unbiased; n > 0 */
+
+typedef struct nodus_interval {
+	double estimate;   /* point estimate */
+	double lo;         /* lower bound */
+	double hi;         /* upper bound */
+} nodus_interval;
+
+/* Sorts a copy; quantile by linear interpolation (numpy's default, type 7).
+ * n > 0. */
+double nodus_stats_quantile(const double *x, int n, double q);
+double nodus_stats_median(const double *x, int n);
+double nodus_stats_mean(const double *x, int n);
+double nodus_stats_stddev(const double *x, int n); /* sample sd (ddof=1); 0 if n < 2 */
+
+/* Student t quantile: P(T <= t) = p with df degrees of freedom. */
+double nodus_stats_t_quantile(double p, double df);
+
+/* Two-sided t-interval for the mean of x at confidence conf. n >= 2. */
+int nodus_stats_t_interval(const double *x, int n, double conf, nodus_interval *out);
+
+/* Speedup with a two-level percentile bootstrap: resample rounds with
+ * replacement, then the samples of each chosen round with replacement;
+ * the statistic is exp(mean over rounds of the mean paired log-ratio of the
+ * round). logr[i] holds n[i] paired log-ratios of round i. estimate is the
+ * statistic on the data itself. Returns 0, or -1 if n_rounds < 2. */
+int nodus_stats_speedup_bootstrap(const double *const *logr, const int *n, int n_rounds,
+				  double conf, int resamples, uint64_t seed,
+				  nodus_interval *out);
+
+/* Confidence per look so that the error over at most max_looks looks stays
+ * within 1 - conf (Bonferroni alpha spending: alpha/max_looks per look). */
+double nodus_stats_look_confidence(double conf, int max_looks);
+
+/* Label rule of DESIGN §6 with tie margin delta: returns a nodus_label. */
+int nodus_stats_label(const nodus_interval *ci, double delta);
+
+/* Cohen's kappa of two raters over n items with categories 0..k-1.
+ * Returns NAN when undefined (expected agreement 1), which it reports as
+ * kappa 1 if observed agreement is also 1. */
+double nodus_stats_cohen_kappa(const int *a, const int *b, int n, int k);
+double nodus_stats_agreement(const int *a, const int *b, int n);
+
+/* Agreement and kappa with percentile intervals from a bootstrap over
+ * clusters (tasks): cluster[i] in 0..n_clusters-1 for item i. */
+int nodus_stats_agreement_bootstrap(const int *a, const int *b, const int *cluster, int n,
+				    int k, int n_clusters, double conf, int resamples,
+				    uint64_t seed, nodus_interval *agreement,
+				    nodus_interval *kappa);
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * spec.h: the files a user writes (task, workload, solution, campaign),
+ * parsed with jansson and validated strictly into C structs.
+ *
+ * Every parse function reports *all* faults of a file into a nodus_diags
+ * list, each located as FILE:LINE:COLUMN with the JSON path of the bad
+ * field, and returns 0 only when the list stayed empty. Unknown fields,
+ * wrong types, missing fields, undefined axes, duplicate names, absolute or
+ * ".." source paths, unknown dtypes or distributions and references to
+ * missing files are errors. docs/formats.md is the user's reference.
+ *
+ * Life cycle: nodus_campaign_load() loads a campaign and every file it
+ * names; nodus_campaign_free() frees it. The *_from_json() functions parse
+ * one object already in memory (the runner re-reads the specs embedded in a
+ * sealed plan with them); "file" is used only to locate errors.
+ *
+ * Limits are fixed (NODUS_MAX_*) and exceeding one is a validation error,
+ * not a truncation.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_SPEC_H
+#define NODUS_SPEC_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "nodus/solution.h"
+
+#define NODUS_NAME_MAX 64       /* names of tasks, axes, tensors, solutions, conditions */
+#define NODUS_MAX_AXES 16
+#define NODUS_MAX_INPUTS 16
+#define NODUS_MAX_OUTPUTS 8
+#define NODUS_MAX_SOURCES 16
+#define NODUS_MAX_FLAGS 32
+
+/* Input value distributions (explicit, never inferred from a name). */
+typedef enum nodus_dist_kind {
+	NODUS_DIST_NORMAL = 1,   /* a=mean, b=std (>0) */
+	NODUS_DIST_UNIFORM,      /* [a, b), a < b */
+	NODUS_DIST_AFFINE_SCALE, /* 1 + u, 0.1*a <= |u| <= a: near but never equal to 1; a=spread in (0,1) */
+	NODUS_DIST_AFFINE_SHIFT, /* u, 0.1*a <= |u| <= a: near but never equal to 0; a=spread > 0 */
+	NODUS_DIST_POSITIVE,     /* [a, b), 0 < a < b */
+	NODUS_DIST_INT_RANGE,    /* integers in [a, b] */
+	NODUS_DIST_INDEX         /* integers in [0, value of axis) */
+} nodus_dist_kind;
+
+typedef struct nodus_dist {
+	int kind;                   /* a nodus_dist_kind */
+	double a;                   /* first parameter, see nodus_dist_kind */
+	double b;                   /* second parameter, see nodus_dist_kind */
+	int axis;                   /* NODUS_DIST_INDEX: index into task->axes, else -1 */
+} nodus_dist;
+
+/* Variants of an input's distribution the judge may also draw. */
+#define NODUS_VARIANT_SCALE_3 0x1u    /* values times 3 */
+#define NODUS_VARIANT_SCALE_001 0x2u  /* values times 0.01 */
+#define NODUS_VARIANT_NEGATE 0x4u     /* values negated */
+
+typedef struct nodus_tensor_spec {
+	char name[NODUS_NAME_MAX];  /* unique among the task's inputs and outputs */
+	int dtype;                  /* a nodus_dtype */
+	int ndim;                   /* 0 = scalar */
+	int axis[NODUS_MAX_DIMS];   /* index into task->axes per dimension */
+	nodus_dist init;            /* inputs only: how values are drawn */
+	unsigned variants;          /* inputs only: NODUS_VARIANT_* bits allowed */
+} nodus_tensor_spec;
+
+typedef struct nodus_axis {
+	char name[NODUS_NAME_MAX];  /* unique within the task */
+	int is_const;               /* 1: value fixed by the task; 0: set by workloads */
+	int64_t value;              /* the constant's value when is_const */
+} nodus_axis;
+
+typedef struct nodus_tolerance {
+	double atol;                /* absolute tolerance, >= 0 */
+	double rtol;                /* relative tolerance, >= 0 */
+	double matched_ratio;       /* share of elements that must be within tolerance, (0,1] */
+	double max_error_cap;       /* no element may differ by more than this; <0 = no cap */
+} nodus_tolerance;
+
+typedef struct nodus_task {
+	char name[NODUS_NAME_MAX];
+	int n_axes;
+	nodus_axis axes[NODUS_MAX_AXES];
+	int n_inputs;
+	nodus_tensor_spec inputs[NODUS_MAX_INPUTS];
+	int n_outputs;
+	nodus_tensor_spec outputs[NODUS_MAX_OUTPUTS];
+	nodus_tolerance tolerance;
+	int deterministic;          /* 1 (default): same inputs must give the same bits */
+	char *roofline_flops;       /* expression of the axes, or NULL; heap */
+	char *roofline_bytes;       /* expression of the axes, or NULL; heap */
+	json_t *json;               /* the validated object, owned (a reference) */
+	char file[512];             /* where it was read from, "" if from a plan */
+} nodus_task;
+
+typedef struct nodus_workload {
+	char name[NODUS_NAME_MAX];  /* unique in a campaign */
+	char task_name[NODUS_NAME_MAX];
+	int task;                   /* index into the campaign's tasks, -1 until linked */
+	int64_t axis_value[NODUS_MAX_AXES]; /* per task axis (constants copied in) */
+	int has_init[NODUS_MAX_INPUTS];     /* 1 where init_override applies */
+	nodus_dist init_override[NODUS_MAX_INPUTS]; /* per task input */
+	int has_tolerance;          /* 1 if tolerance overrides the task's */
+	nodus_tolerance tolerance;
+	json_t *json;               /* owned */
+	char file[512];
+} nodus_workload;
+
+typedef enum nodus_backend_kind {
+	NODUS_BACKEND_CPU = 1,
+	NODUS_BACKEND_CUDA = 2
+} nodus_backend_kind;
+
+typedef struct nodus_solution {
+	char name[NODUS_NAME_MAX];  /* not part of the hash */
+	char task_name[NODUS_NAME_MAX];
+	int backend;                /* a nodus_backend_kind */
+	int n_sources;
+	char sources[NODUS_MAX_SOURCES][256]; /* relative to dir; no "..", not absolute */
+	char entry[NODUS_NAME_MAX]; /* exported entry symbol */
+	int n_flags;
+	char flags[NODUS_MAX_FLAGS][128];     /* compiler flags */
+	int n_libs;
+	char libs[8][NODUS_NAME_MAX];         /* libraries to link, e.g. "cublas" */
+	char author[128];
+	int n_tags;
+	char tags[16][NODUS_NAME_MAX];
+	char dir[512];              /* directory the sources are relative to */
+	char hash[NODUS_SHA256_HEX];/* over sources' bytes, entry, backend, flags, libs */
+	json_t *json;               /* owned */
+	char file[512];
+} nodus_solution;
+
+typedef enum nodus_condition_kind {
+	NODUS_COND_ISOLATED = 1,
+	NODUS_COND_CPU_STRESS,
+	NODUS_COND_TIMESLICE,
+	NODUS_COND_MPS,
+	NODUS_COND_STREAMS,
+	NODUS_COND_REPLAY
+} nodus_condition_kind;
+
+typedef enum nodus_load_kind {
+	NODUS_LOAD_NONE = 0,
+	NODUS_LOAD_MEMBW,           /* streaming copies over a buffer far larger than the cache */
+	NODUS_LOAD_COMPUTE,         /* FMA chains */
+	NODUS_LOAD_MIXED            /* alternating both */
+} nodus_load_kind;
+
+typedef struct nodus_condition {
+	char name[NODUS_NAME_MAX];  /* unique in a campaign; "isolated" by convention */
+	int kind;                   /* a nodus_condition_kind */
+	int tenants;                /* co-tenants / stressors / streams / co-scheduled pairs */
+	int load;                   /* a nodus_load_kind (not for isolated, replay) */
+	double duty_cycle;          /* share of time a stressor is busy, (0,1] */
+	int active_thread_pct;      /* mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, 0 = unset */
+} nodus_condition;
+
+typedef struct nodus_judge {
+	uint64_t seed;              /* master seed; per-trial seeds derive from it */
+	int trials;                 /* correctness trials before timing */
+	int recheck_reps;           /* timed repetitions whose outputs are re-checked */
+	int determinism;            /* 1: run one trial twice and compare bits */
+	int warmup_calls;           /* minimum warm-up calls per solution */
+	double warmup_ms;           /* minimum warm-up time per solution */
+	int min_rounds;             /* rounds before the first look */
+	int max_rounds;             /* rounds at most */
+	int look_every;             /* rounds between looks */
+	int samples_per_round;      /* candidate/reference sample pairs per round */
+	int input_copies;           /* input sets rotated during timing */
+	int flush_cache;            /* 1: flush LLC / L2 before each sample */
+	int64_t min_sample_ns;      /* batch calls so one sample lasts at least this */
+	double tie_margin;          /* delta: TIED inside [1/(1+d), 1+d] */
+	double confidence;          /* e.g. 0.95, over all looks together */
+	int bootstrap_resamples;    /* resamples for the interval */
+	double timeout_s;           /* wall-clock watchdog per worker */
+	int64_t address_space_mb;   /* RLIMIT_AS for cpu workers; 0 = none */
+	int cpu_time_s;             /* RLIMIT_CPU */
+	int open_files;             /* RLIMIT_NOFILE */
+	int processes;              /* RLIMIT_NPROC (per user, so generous) */
+	int max_attempts;           /* attempts per pair-condition, >= 1 */
+	unsigned retry_on;          /* bit (1u << status) for each retried status */
+	double isolation_max_busy_cores; /* cpu isolated: other load above this fails */
+} nodus_judge;
+
+typedef struct nodus_target {
+	int backend;                /* a nodus_backend_kind */
+	int has_price;              /* 0: price unknown (null) */
+	double price_per_device_hour_usd;
+	char profile[128];          /* declared profile, e.g. "H200 full GPU", "cpu" */
+} nodus_target;
+
+typedef struct nodus_pair_spec {
+	char id[NODUS_NAME_MAX];    /* stable id, e.g. "vector_scale/n4m/unrolled" */
+	int workload;               /* index into campaign->workloads */
+	int candidate;              /* index into campaign->solutions */
+	int reference;              /* index into campaign->solutions */
+	char expect[32];            /* declared truth for tests: FASTER, SLOWER, TIED, EQUIVALENT, FAIL, or "" */
+} nodus_pair_spec;
+
+typedef struct nodus_campaign {
+	char name[NODUS_NAME_MAX];
+	char file[512];
+	int n_tasks, n_workloads, n_solutions, n_pairs, n_conditions;
+	nodus_task *tasks;          /* heap arrays, counts above */
+	nodus_workload *workloads;
+	nodus_solution *solutions;
+	nodus_pair_spec *pairs;
+	nodus_condition *conditions;
+	nodus_judge judge;          /* defaults filled in */
+	nodus_target target;
+	json_t *json;               /* owned */
+} nodus_campaign;
+
+/* Parses and validates one file of any kind, guessing nothing: the caller
+ * names the kind ("task", "workload", "solution", "campaign", or NULL to
+ * decide by the "kind" field ... see docs/formats.md). Used by nodus check. */
+int nodus_spec_check_file(const char *path, nodus_diags *diags);
+
+int nodus_task_from_json(json_t *obj, const char *file, const char *text,
+			 nodus_task *out, nodus_diags *diags);
+int nodus_workload_from_json(json_t *obj, const char *file, const char *text,
+			     const nodus_task *tasks, int n_tasks,
+			     nodus_workload *out, nodus_diags *diags);
+int nodus_solution_from_json(json_t *obj, const char *file, const char *text,
+			     const char *dir, nodus_solution *out, nodus_diags *diags);
+void nodus_task_release(nodus_task *t);
+void nodus_workload_release(nodus_workload *w);
+void nodus_solution_release(nodus_solution *s);
+
+/* Loads a campaign file and every file it names; 0 or NODUS_EINVAL/EIO with
+ * every fault in diags. *out is NULL on failure. */
+int nodus_campaign_load(const char *path, nodus_campaign **out, nodus_diags *diags);
+void nodus_campaign_free(nodus_campaign *c);
+
+/* Name lookups; -1 when absent. */
+int nodus_campaign_find_task(const nodus_campaign *c, const char *name);
+int nodus_campaign_find_solution(const nodus_campaign *c, const char *name);
+int nodus_campaign_find_workload(const nodus_campaign *c, const char *name);
+
+/* Canonical JSON (sorted keys, compact, no floats reformatted) of obj;
+ * caller frees with free(). NULL on OOM. */
+char *nodus_json_canonical(const json_t *obj);
+
+/* Element size in bytes of a nodus_dtype; 0 if unknown. */
+size_t nodus_dtype_size(int dtype);
+const char *nodus_dtype_name(int dtype);
+int nodus_dtype_from_name(const char *name); /* -1 if unknown */
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * store.h: the record store, SQLite in WAL mode.
+ *
+ * Append-only: records and samples are inserted, never updated or deleted
+ * (triggers refuse it). A record and its samples go in one transaction, so
+ * a process killed at any point leaves either the whole attempt or none of
+ * it. schema.sql documents every table and column; migrations are numbered
+ * and only append. Shards from several machines merge by plan digest.
+ *
+ * Call order: nodus_store_open(); put_plan() for the plan being run (idempotent);
+ * then any number of insert_record() / queries; nodus_store_close().
+ * Not thread-safe: one store handle per thread.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_STORE_H
+#define NODUS_STORE_H
+
+#include <stdint.h>
+
+#include "common/common.h"
+
+typedef struct nodus_store nodus_store;
+
+/* One timing sample: one timed batch of calls of one solution. */
+typedef struct nodus_sample {
+	int32_t round;         /* round index, 0-based; the independent unit */
+	int32_t seq;           /* position within the round */
+	int32_t role;          /* 0 = reference, 1 = candidate */
+	int32_t copy;          /* input copy used */
+	int32_t batch;         /* calls in this sample */
+	int32_t flags;         /* NODUS_SAMPLE_* bits */
+	int64_t ns;            /* time per call [ns] (event time on cuda) */
+	int64_t host_ns;       /* host time around a device-wide sync, per call [ns]; 0 on cpu */
+	int32_t sm_clock_mhz;  /* SM clock measured for this sample, 0 if unknown */
+	int32_t reserved;
+} nodus_sample;
+
+#define NODUS_SAMPLE_HOST_GAP 0x1 /* event time far below host time: hidden work */
+#define NODUS_SAMPLE_OUTLIER 0x2  /* flagged, still stored and used */
+
+typedef struct nodus_record {
+	char plan_digest[NODUS_SHA256_HEX];
+	char pair_id[128];
+	char condition[64];
+	int attempt;             /* 1-based attempt number for this pair-condition */
+	int final;               /* 1: this attempt decides the pair-condition */
+	int status;              /* a nodus_status */
+	char guard[64];          /* which guard fired (REWARD_HACK etc.), or "" */
+	int label;               /* a nodus_label, NODUS_LABEL_NONE unless status OK */
+	double speedup;          /* reference time / candidate time, point estimate; NAN if none */
+	double ci_lo, ci_hi;     /* interval for speedup; NAN if none */
+	int rounds;              /* rounds measured */
+	int looks;               /* sequential looks taken */
+	double cand_ns_median;   /* median candidate sample [ns per call]; NAN if none */
+	double ref_ns_median;    /* median reference sample [ns per call]; NAN if none */
+	double max_abs_err;      /* worst correctness figures over all checks; NAN if none */
+	double max_rel_err;
+	double matched_ratio;
+	double device_s;         /* device seconds held by the worker */
+	double charge_share;     /* share of device_s charged to this record, (0,1] */
+	double compile_s;        /* compile time spent for this record (0 on cache hit) */
+	int compile_cache_hits;  /* solutions found in the compile cache */
+	double validation_s;     /* correctness checking time */
+	double wall_s;           /* whole attempt, wall clock */
+	char target_hash[NODUS_SHA256_HEX]; /* fingerprint of the target it ran on */
+	char *message;           /* human explanation, may be NULL; borrowed */
+	char *detail_json;       /* JSON object: condition as run, isolation figures, seeds...; borrowed, may be NULL */
+	double started_at;       /* unix seconds */
+	double finished_at;
+	int n_samples;
+	const nodus_sample *samples; /* borrowed */
+} nodus_record;
+
+int nodus_store_open(const char *path, nodus_store **out, nodus_error *err);
+void nodus_store_close(nodus_store *s);   /* NULL is a no-op */
+
+/* Current schema version of an open store. */
+int nodus_store_schema_version(nodus_store *s);
+
+/* Stores the plan (digest, name, the plan JSON text) and its pairs and
+ * conditions; a no-op if this digest is already there. */
+int nodus_store_put_plan(nodus_store *s, const char *digest, const char *name,
+			 const char *plan_json, nodus_error *err);
+int nodus_store_put_pair(nodus_store *s, const char *digest, const char *pair_id,
+			 const char *task, const char *workload, const char *candidate,
+			 const char *reference, const char *cand_hash, const char *ref_hash,
+			 const char *expect, nodus_error *err);
+int nodus_store_put_condition(nodus_store *s, const char *digest, const char *name,
+			      const char *kind, const char *params_json, nodus_error *err);
+/* Stores a target fingerprint under its hash; a no-op if present. */
+int nodus_store_put_target(nodus_store *s, const char *target_hash,
+			   const char *fingerprint_json, nodus_error *err);
+
+/* Inserts a record with its samples in one transaction; *record_id gets its
+ * rowid (may be NULL). */
+int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *record_id,
+			      nodus_error *err);
+
+/* How far a pair-condition got: *attempts = attempts recorded, *has_final =
+ * 1 if a final record exists. */
+int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id,
+			 const char *condition, int *attempts, int *has_final, nodus_error *err);
+
+typedef struct nodus_store_info {
+	int schema_version;
+	int64_t plans, pairs, conditions, targets, records, final_records, samples;
+} nodus_store_info;
+int nodus_store_info_get(nodus_store *s, nodus_store_info *out, nodus_error *err);
+
+/* Calls fn for each record (final ones only when final_only), oldest first,
+ * of the plan with this digest (all plans when digest is NULL). The record
+ * passed to fn, its strings and samples are valid only during the call;
+ * samples are loaded only when with_samples. fn returning non-zero stops
+ * the walk and that value is returned. */
+typedef int (*nodus_record_fn)(const nodus_record *r, void *ctx);
+int nodus_store_foreach_record(nodus_store *s, const char *digest, int final_only,
+			       int with_samples, nodus_record_fn fn, void *ctx, nodus_error *err);
+
+/* The plan JSON text of digest (NULL = the most recent plan), heap, caller
+ * frees; *out NULL with NODUS_ENOTFOUND if absent. */
+int nodus_store_get_plan(nodus_store *s, const char *digest, char **out_json, nodus_error *err);
+/* The fingerprint JSON of a target hash, heap, or NODUS_ENOTFOUND. */
+int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_json,
+			   nodus_error *err);
+
+#endif
