@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "exec/exec.h"
+#include "common/common.h"
 
 #define CMD_HIDDEN 0x1 /* internal: not listed by `nodus help` */
 
@@ -25,13 +25,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
-	{"check", nodus_cmd_check, 0, "validate task, workload, solution or campaign files"},
-	{"db", nodus_cmd_db, 0, "inspect a record store (db info DB)"},
-	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
-	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan with content hashes"},
-	{"verify", nodus_cmd_verify, 0, "check that nothing a plan depends on has changed"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };
 
@@ -129,8 +123,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nodus: '%s' is not a nodus command (see 'nodus help')\n", argv[1]);
 		return NODUS_EXIT_USAGE;
 	}
-	if (strcmp(cmd->name, "__worker") != 0)
-		nodus_exec_install_signal_handlers();
 
 	int rc = cmd->fn(argc - 1, argv + 1, &ctx);
 

@@ -21,7 +21,7 @@
 	X(NOMEM, "out of memory")                                           \
 	X(IO, "input/output error")                                         \
 	X(PARSE, "malformed input")                                         \
-	X(INVALID, "invalid value")                                         \
+	X(INVAL, "invalid value")                                         \
 	X(NOTFOUND, "not found")                                            \
 	X(CHANGED, "content changed since sealing")                        \
 	X(STORE, "record store error")                                      \
