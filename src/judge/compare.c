@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Counts and first offenders gathered in one pass. */
@@ -167,8 +168,14 @@ static void format_value(char *buf, size_t size, const void *data, int dtype, in
 		snprintf(buf, size, "%" PRId64, nodus__judge_load_int(data, dtype, i));
 		return;
 	}
-	int digits = dtype == NODUS_DTYPE_FLOAT64 ? 17 : dtype == NODUS_DTYPE_FLOAT32 ? 9 : 5;
-	snprintf(buf, size, "%.*g", digits, nodus_judge_load(data, dtype, i));
+	/* The shortest %g that reads back as the same value of the dtype:
+	 * "0.501", not float32's "0.500999987". */
+	double v = nodus_judge_load(data, dtype, i);
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, v);
+		if (!isfinite(v) || nodus__judge_round(dtype, strtod(buf, NULL)) == v)
+			return;
+	}
 }
 
 /* Context of one call, for the verdict helpers. */
