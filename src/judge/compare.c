@@ -31,6 +31,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,19 @@ typedef struct compare_args {
 	const nodus_tolerance *tol;/* the tolerance policy */
 } compare_args;
 
+/* Formats res->detail; a message too long for it ends in "...". */
+static void set_detail(nodus_check *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_detail(nodus_check *res, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(res->detail, sizeof(res->detail), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(res->detail))
+		memcpy(res->detail + sizeof(res->detail) - 4, "...", 4);
+}
+
 static int verdict(nodus_check *res, int status, const char *guard, int64_t first)
 {
 	res->status = status;
@@ -202,8 +216,7 @@ static void describe(nodus_check *res, const compare_args *c, int64_t i, const c
 	char got[48], want[48];
 	format_value(got, sizeof(got), c->out, c->dtype, i);
 	format_value(want, sizeof(want), c->ref, c->dtype, i);
-	snprintf(res->detail, sizeof(res->detail), "%s[%" PRId64 "]: got %s, expected %s; %s",
-		 c->name, i, got, want, why);
+	set_detail(res, "%s[%" PRId64 "]: got %s, expected %s; %s", c->name, i, got, want, why);
 }
 
 static int decide(nodus_check *res, const compare_args *c, const scan *s, int64_t matched)
@@ -213,17 +226,16 @@ static int decide(nodus_check *res, const compare_args *c, const scan *s, int64_
 	char why[160];
 	if (s->n_ref_poison) {
 		verdict(res, NODUS_STATUS_INVALID_REFERENCE, "reference_unwritten", s->first_ref_poison);
-		snprintf(res->detail, sizeof(res->detail),
-			 "%s[%" PRId64 "]: the reference was not written (%" PRId64 " elements)",
-			 c->name, s->first_ref_poison, s->n_ref_poison);
+		set_detail(res, "%s[%" PRId64 "]: the reference was not written (%" PRId64 " elements)",
+			   c->name, s->first_ref_poison, s->n_ref_poison);
 		return res->status;
 	}
 	if (s->n_unwritten) {
 		verdict(res, NODUS_STATUS_INCORRECT_SHAPE, "unwritten_output", s->first_unwritten);
-		snprintf(res->detail, sizeof(res->detail),
-			 "%s[%" PRId64 "]: not written, %" PRId64 " of %" PRId64
-			 " elements still hold the poison pattern",
-			 c->name, s->first_unwritten, s->n_unwritten, c->numel);
+		set_detail(res,
+			   "%s[%" PRId64 "]: not written, %" PRId64 " of %" PRId64
+			   " elements still hold the poison pattern",
+			   c->name, s->first_unwritten, s->n_unwritten, c->numel);
 		return res->status;
 	}
 	if (s->n_nan) {
@@ -277,9 +289,8 @@ int nodus_judge_compare(const char *name, const void *out, const void *ref, int 
 	    (numel > 0 && (!out || !ref))) {
 		res->status = NODUS_EINVAL;
 		snprintf(res->guard, sizeof(res->guard), "invalid_arguments");
-		snprintf(res->detail, sizeof(res->detail),
-			 "%s: unknown dtype, negative size, missing buffer or invalid tolerance",
-			 c.name);
+		set_detail(res, "%s: unknown dtype, negative size, missing buffer or invalid tolerance",
+			   c.name);
 		return NODUS_EINVAL;
 	}
 	if (numel == 0)
