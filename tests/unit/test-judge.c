@@ -113,10 +113,15 @@ static void test_fill_deterministic_and_separated(void **state)
 	assert_true(same_seed < 5);
 	assert_true(same_tensor < 5);
 	/* element i does not depend on the tensor's length */
-	assert_int_equal(nodus_judge_fill(prefix, NODUS_DTYPE_FLOAT32, 10, &dist, NULL, 0, 42, 0), 0);
+	assert_int_equal(nodus_judge_fill(prefix, NODUS_DTYPE_FLOAT32, 10, &dist, NULL,
+					  0, 42, 0),
+			 0);
 	assert_memory_equal(prefix, a, sizeof(prefix));
 	/* a seed differing only in its high word gives a different stream */
-	assert_int_equal(nodus_judge_fill(c, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 42 | 1ull << 40, 0), 0);
+	uint64_t high_seed = 42 | 1ull << 40;
+	assert_int_equal(nodus_judge_fill(c, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  0, high_seed, 0),
+			 0);
 	assert_true(memcmp(a, c, sizeof(a)) != 0);
 }
 
@@ -345,7 +350,8 @@ static void test_fill_rejects_bad_pairs(void **state)
 	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, axes, 0, 1, 0), NODUS_EINVAL);
 	index.axis = 1;
 	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, axes, 0, 1, 0), 0);
-	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, -1, &normal, NULL, 0, 1, 0), NODUS_EINVAL);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, -1, &normal, NULL, 0, 1, 0),
+			 NODUS_EINVAL);
 	assert_int_equal(nodus_judge_fill(NULL, NODUS_DTYPE_FLOAT64, 0, &normal, NULL, 0, 1, 0), 0);
 }
 
@@ -356,9 +362,15 @@ static void test_variants(void **state)
 	static float base[N], x3[N], x001[N], neg[N];
 	nodus_dist dist = dist_of(NODUS_DIST_UNIFORM, 0.5, 2.0);
 	assert_int_equal(nodus_judge_fill(base, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 11, 2), 0);
-	assert_int_equal(nodus_judge_fill(x3, NODUS_DTYPE_FLOAT32, N, &dist, NULL, NODUS_VARIANT_SCALE_3, 11, 2), 0);
-	assert_int_equal(nodus_judge_fill(x001, NODUS_DTYPE_FLOAT32, N, &dist, NULL, NODUS_VARIANT_SCALE_001, 11, 2), 0);
-	assert_int_equal(nodus_judge_fill(neg, NODUS_DTYPE_FLOAT32, N, &dist, NULL, NODUS_VARIANT_NEGATE, 11, 2), 0);
+	assert_int_equal(nodus_judge_fill(x3, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_3, 11, 2),
+			 0);
+	assert_int_equal(nodus_judge_fill(x001, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_001, 11, 2),
+			 0);
+	assert_int_equal(nodus_judge_fill(neg, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_NEGATE, 11, 2),
+			 0);
 	for (int i = 0; i < N; i++) {
 		assert_true(x3[i] == (float)(3.0 * base[i]));
 		assert_true(x001[i] == (float)(0.01 * base[i]));
@@ -369,8 +381,12 @@ static void test_variants(void **state)
 	static uint8_t ub[N], uneg[N];
 	nodus_dist range = dist_of(NODUS_DIST_INT_RANGE, -50.0, 100.0);
 	assert_int_equal(nodus_judge_fill(ib, NODUS_DTYPE_INT32, N, &range, NULL, 0, 12, 0), 0);
-	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &range, NULL, NODUS_VARIANT_NEGATE, 12, 0), 0);
-	assert_int_equal(nodus_judge_fill(iscale, NODUS_DTYPE_INT32, N, &range, NULL, NODUS_VARIANT_SCALE_3 | NODUS_VARIANT_SCALE_001, 12, 0), 0);
+	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &range, NULL,
+					  NODUS_VARIANT_NEGATE, 12, 0),
+			 0);
+	assert_int_equal(nodus_judge_fill(iscale, NODUS_DTYPE_INT32, N, &range, NULL,
+					  NODUS_VARIANT_SCALE_3 | NODUS_VARIANT_SCALE_001, 12, 0),
+			 0);
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(ineg[i], -ib[i]);
 		assert_int_equal(iscale[i], ib[i]); /* scaling is ignored for integers */
@@ -378,11 +394,15 @@ static void test_variants(void **state)
 	/* negation is ignored for unsigned bytes and for indices */
 	range = dist_of(NODUS_DIST_INT_RANGE, 0.0, 255.0);
 	assert_int_equal(nodus_judge_fill(ub, NODUS_DTYPE_UINT8, N, &range, NULL, 0, 13, 0), 0);
-	assert_int_equal(nodus_judge_fill(uneg, NODUS_DTYPE_UINT8, N, &range, NULL, NODUS_VARIANT_NEGATE, 13, 0), 0);
+	assert_int_equal(nodus_judge_fill(uneg, NODUS_DTYPE_UINT8, N, &range, NULL,
+					  NODUS_VARIANT_NEGATE, 13, 0),
+			 0);
 	assert_memory_equal(ub, uneg, sizeof(ub));
 	int64_t axes[1] = {10};
 	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0};
-	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &index, axes, NODUS_VARIANT_NEGATE, 14, 0), 0);
+	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &index, axes,
+					  NODUS_VARIANT_NEGATE, 14, 0),
+			 0);
 	for (int i = 0; i < N; i++)
 		assert_in_range(ineg[i], 0, 9);
 }
@@ -395,12 +415,16 @@ static void test_affine_variants_keep_promise(void **state)
 	/* 3 * (1 + u) = 1 needs u = -2/3: spread 0.7 reaches it in float16 */
 	nodus_dist dist = dist_of(NODUS_DIST_AFFINE_SCALE, 0.7, 0.0);
 	for (unsigned variant = 0; variant < 8; variant++) {
-		assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL, variant, 21, 0), 0);
+		assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL,
+					  variant, 21, 0),
+			 0);
 		for (int i = 0; i < N; i++)
 			assert_true(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i) != 1.0);
 	}
 	dist = dist_of(NODUS_DIST_AFFINE_SHIFT, 1e-6, 0.0);
-	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL, NODUS_VARIANT_SCALE_001, 22, 0), 0);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_001, 22, 0),
+			 0);
 	for (int i = 0; i < N; i++)
 		assert_true(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i) != 0.0);
 }
@@ -756,7 +780,8 @@ static void test_compare_bad_arguments(void **state)
 	assert_int_equal(nodus_judge_compare("y", a, a, 99, 2, &tol, &res), NODUS_EINVAL);
 	assert_int_equal(res.status, NODUS_EINVAL);
 	assert_string_equal(res.guard, "invalid_arguments");
-	assert_int_equal(nodus_judge_compare("y", a, NULL, NODUS_DTYPE_FLOAT64, 2, &tol, &res), NODUS_EINVAL);
+	assert_int_equal(nodus_judge_compare("y", a, NULL, NODUS_DTYPE_FLOAT64, 2, &tol, &res),
+			 NODUS_EINVAL);
 	tol.matched_ratio = 0.0;
 	assert_int_equal(nodus_judge_compare("y", a, a, NODUS_DTYPE_FLOAT64, 2, &tol, &res), NODUS_EINVAL);
 	tol.matched_ratio = 1.0;
