@@ -169,6 +169,37 @@ static void test_fill_matches_documented_mapping(void **state)
 	}
 }
 
+/* The test vector printed in docs/judge.md section 2.5. */
+static void test_fill_documented_vector(void **state)
+{
+	(void)state;
+	static const double want_u[3] = {0.5548922769517839, 2.77366990416673, -1.7528021363366015};
+	static const double want_z[3] = {2.283189133657218, -1.4128036035728497, 1.327605175814417};
+	static const double want_s[3] = {0.8062873094214622, 1.3185189321093786, 1.0639048798310662};
+	static const int64_t want_r[3] = {574, 757, 901};
+	static const uint16_t want_h[3] = {0x4091, 0xbda7, 0x3d4f};
+	uint64_t seed = 0x0123456789abcdefull;
+	double u[3], z[3], s[3];
+	int64_t r[3];
+	uint16_t h[3];
+	nodus_dist du = dist_of(NODUS_DIST_UNIFORM, -2.0, 6.0);
+	nodus_dist dn = dist_of(NODUS_DIST_NORMAL, 1.0, 2.0);
+	nodus_dist ds = dist_of(NODUS_DIST_AFFINE_SCALE, 0.5, 0.0);
+	nodus_dist dr = dist_of(NODUS_DIST_INT_RANGE, -5.0, 1000.0);
+	assert_int_equal(nodus_judge_fill(u, NODUS_DTYPE_FLOAT64, 3, &du, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(z, NODUS_DTYPE_FLOAT64, 3, &dn, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(s, NODUS_DTYPE_FLOAT64, 3, &ds, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(r, NODUS_DTYPE_INT64, 3, &dr, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, 3, &dn, NULL, 0, seed, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(u[i] == want_u[i]);
+		assert_near(z[i], want_z[i], 1e-14); /* libm may differ in the last place */
+		assert_true(s[i] == want_s[i]);
+		assert_int_equal(r[i], want_r[i]);
+		assert_int_equal(h[i], want_h[i]);
+	}
+}
+
 static void test_normal_moments(void **state)
 {
 	(void)state;
@@ -827,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_stream_id_and_trial_seed),
 		cmocka_unit_test(test_fill_deterministic_and_separated),
 		cmocka_unit_test(test_fill_matches_documented_mapping),
+		cmocka_unit_test(test_fill_documented_vector),
 		cmocka_unit_test(test_normal_moments),
 		cmocka_unit_test(test_uniform_and_positive_bounds),
 		cmocka_unit_test(test_affine_never_identity),
