@@ -65,9 +65,10 @@ static int cpu_open(void **out, nodus_error *err)
 	c->llc_bytes = llc_size();
 	c->flush_bytes = 2 * c->llc_bytes;
 	if (posix_memalign((void **)&c->flush_buf, 64, c->flush_bytes)) {
+		size_t bytes = c->flush_bytes;
 		free(c);
 		return NODUS_ERR(err, NODUS_ENOMEM, "cannot allocate a %zu-byte cache flush buffer",
-				 c->flush_bytes);
+				 bytes);
 	}
 	memset(c->flush_buf, 1, c->flush_bytes);
 	*out = c;
