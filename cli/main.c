@@ -25,6 +25,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };

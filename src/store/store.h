@@ -71,8 +71,23 @@ typedef struct nodus_record {
 	const nodus_sample *samples; /* borrowed */
 } nodus_record;
 
+/* Opens (creating if absent) the store at path for reading and writing,
+ * and migrates it to this binary's schema version. Fails with NODUS_EINVAL
+ * if path is not an SQLite database, is an SQLite database without a
+ * nodus schema that already holds other tables, or has a schema version
+ * newer than this binary knows; NODUS_ESTORE for other SQLite failures.
+ * *out is NULL on failure. */
 int nodus_store_open(const char *path, nodus_store **out, nodus_error *err);
+/* Opens an existing store for reading only: never creates, writes or
+ * migrates. NODUS_ENOTFOUND if path does not exist; NODUS_EINVAL if it is
+ * not a nodus store or its version is newer than this binary's; NODUS_ESTORE
+ * if it is older (open it read-write once to migrate it). Writing calls on
+ * the handle fail with NODUS_ESTORE. */
+int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *err);
 void nodus_store_close(nodus_store *s);   /* NULL is a no-op */
+
+/* The schema version this binary creates and migrates to. */
+int nodus_store_latest_version(void);
 
 /* Current schema version of an open store. */
 int nodus_store_schema_version(nodus_store *s);
@@ -92,7 +107,9 @@ int nodus_store_put_target(nodus_store *s, const char *target_hash,
 			   const char *fingerprint_json, nodus_error *err);
 
 /* Inserts a record with its samples in one transaction; *record_id gets its
- * rowid (may be NULL). */
+ * rowid (may be NULL). A record the schema refuses (a duplicate attempt, a
+ * second final record for a pair-condition, an unknown plan digest, a
+ * label on a failed record) fails with NODUS_EINVAL and stores nothing. */
 int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *record_id,
 			      nodus_error *err);
 
