@@ -109,11 +109,11 @@ static nodus_record make_record(const char *pair, const char *cond, int attempt,
 /* Collects what foreach passes, copying the parts the tests check. */
 struct seen {
 	int n;
-	char pair[16][128];
-	char cond[16][64];
-	int attempt[16];
-	int final[16];
-	int n_samples[16];
+	char pair[32][128];
+	char cond[32][64];
+	int attempt[32];
+	int final[32];
+	int n_samples[32];
 	nodus_record first;         /* the first record, strings copied below */
 	char message[64];
 	char detail[64];
@@ -135,6 +135,8 @@ static int collect(const nodus_record *r, void *ctx)
 		w->first.detail_json = NULL;
 		w->first.samples = NULL;
 	}
+	if (w->n >= 32)
+		fail_msg("more records than the test expects");
 	snprintf(w->pair[w->n], sizeof(w->pair[0]), "%s", r->pair_id);
 	snprintf(w->cond[w->n], sizeof(w->cond[0]), "%s", r->condition);
 	w->attempt[w->n] = r->attempt;
