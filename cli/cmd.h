@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "nodus/nodus.h"
+#include "run/run.h"
 
 /* Exit statuses of every command (documented in README.md). */
 enum nodus_exit {
@@ -57,6 +58,11 @@ int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_version(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_stress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_worker(int argc, char **argv, const nodus_cli_ctx *ctx);
+
+/* Runs a plan as `nodus run` does and prints the outcome; shared by run,
+ * calibrate and demo. Returns an exit status. */
+int nodus_cli_run_plan(const nodus_run_opts *o);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "common/common.h"
+#include "exec/exec.h"
 
 #define CMD_HIDDEN 0x1 /* internal: not listed by `nodus help` */
 
@@ -25,8 +26,13 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
+	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
+	{"calibrate", nodus_cmd_calibrate, 0, "run the A/A pairs and report the noise floor"},
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
+	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"run", nodus_cmd_run, 0, "evaluate every pair of a sealed plan under every condition"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };
 
@@ -125,6 +131,10 @@ int main(int argc, char **argv)
 		return NODUS_EXIT_USAGE;
 	}
 
+	/* workers and stressors are killed by their parent; only the parent
+	 * kills its children when it is interrupted */
+	if (cmd->name[0] != '_')
+		nodus_exec_install_signal_handlers();
 	int rc = cmd->fn(argc - 1, argv + 1, &ctx);
 
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * cmd-calibrate.c: `nodus calibrate PLAN --db DB` - runs the plan's A/A
+ * pairs (a reference timed against itself) and reports the noise floor the
+ * tie margin must exceed: an A/A interval wider than [1/(1+d), 1+d] means
+ * that under this condition a pair with no real difference cannot be
+ * called TIED, so d is too small for this machine and condition.
+ * ------------------------------------------------------------------------ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "common/common.h"
+#include "plan/plan.h"
+#include "store/store.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nodus calibrate PLAN.json --db DB [--condition NAME] [--cache DIR]\n\n"
+		"Runs only the A/A pairs of the plan (candidate == reference) and prints, per\n"
+		"condition, each A/A interval and the noise floor: the largest relative\n"
+		"half-width max(hi - 1, 1/lo - 1). The tie margin declared in the judge must\n"
+		"exceed it. Records go into DB like any run's (a later `nodus run --resume`\n"
+		"reuses them). Exit 0 when the tie margin exceeds the floor everywhere, 1 when\n"
+		"it does not, 2 for bad usage or when the plan has no A/A pair.\n");
+}
+
+struct floor_ctx {
+	const char *digest;
+	double tie_margin;
+	double floor;        /* over all conditions */
+	int n;
+	int not_tied;
+};
+
+static int on_record(const nodus_record *r, void *arg)
+{
+	struct floor_ctx *c = arg;
+	/* pair ids are WORKLOAD/CANDIDATE/REFERENCE: A/A when the last two match */
+	const char *ref = strrchr(r->pair_id, '/');
+	const char *cand = ref ? memrchr(r->pair_id, '/', (size_t)(ref - r->pair_id)) : NULL;
+	if (!ref || !cand || strlen(ref + 1) != (size_t)(ref - cand - 1) ||
+	    strncmp(cand + 1, ref + 1, (size_t)(ref - cand - 1)) != 0)
+		return 0;
+	if (r->status != NODUS_STATUS_OK || isnan(r->ci_lo) || isnan(r->ci_hi)) {
+		printf("  %-56s %-12s %s\n", r->pair_id, r->condition, nodus_status_name(r->status));
+		return 0;
+	}
+	double half = fmax(r->ci_hi - 1.0, 1.0 / r->ci_lo - 1.0);
+	if (half > c->floor)
+		c->floor = half;
+	c->n++;
+	c->not_tied += r->label != NODUS_LABEL_TIED;
+	printf("  %-56s %-12s %7.4f [%7.4f, %7.4f]  %-9s half-width %.2f%%  %.0f ns\n", r->pair_id,
+	       r->condition, r->speedup, r->ci_lo, r->ci_hi, nodus_label_name(r->label),
+	       100 * half, r->ref_ns_median);
+	return 0;
+}
+
+int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	nodus_run_opts o;
+	memset(&o, 0, sizeof(o));
+	o.self_path = ctx->self_path;
+	o.only_aa = 1;
+	o.resume = 1;
+	for (int i = 1; i < argc; i++) {
+		if (nodus_cli_is_help(argv[i])) {
+			usage(stdout);
+			return NODUS_EXIT_OK;
+		} else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+			o.db_path = argv[++i];
+		} else if (strcmp(argv[i], "--condition") == 0 && i + 1 < argc) {
+			o.condition = argv[++i];
+		} else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
+			o.cache_dir = argv[++i];
+		} else if (argv[i][0] == '-') {
+			return nodus_cli_usage_error("calibrate", "unknown option '%s'", argv[i]);
+		} else if (!o.plan_path) {
+			o.plan_path = argv[i];
+		} else {
+			return nodus_cli_usage_error("calibrate", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!o.plan_path || !o.db_path)
+		return nodus_cli_usage_error("calibrate", "need PLAN and --db DB");
+	o.progress = stdout;
+	int rc = nodus_cli_run_plan(&o);
+	if (rc)
+		return rc;
+
+	nodus_error err;
+	memset(&err, 0, sizeof(err));
+	nodus_plan *plan = NULL;
+	nodus_diags diags = NODUS_DIAGS_INIT;
+	if ((rc = nodus_plan_load(o.plan_path, &plan, &diags))) {
+		nodus_diags_release(&diags);
+		return nodus_cli_exit_for(rc);
+	}
+	nodus_diags_release(&diags);
+	nodus_store *store = NULL;
+	struct floor_ctx fc = {plan->digest, plan->campaign->judge.tie_margin, 0, 0, 0};
+	if (!(rc = nodus_store_open(o.db_path, &store, &err))) {
+		printf("\nA/A calibration (plan %.12s):\n", plan->digest);
+		rc = nodus_store_foreach_record(store, plan->digest, 1, 0, on_record, &fc, &err);
+	}
+	nodus_store_close(store);
+	nodus_plan_free(plan);
+	if (rc) {
+		nodus_cli_print_error(&err);
+		return nodus_cli_exit_for(rc);
+	}
+	if (fc.n == 0) {
+		fprintf(stderr, "nodus calibrate: the plan has no A/A pair with a timing record\n");
+		return NODUS_EXIT_USAGE;
+	}
+	printf("noise floor: %.2f%% over %d A/A pair(s); tie margin %.2f%%: %s\n", 100 * fc.floor,
+	       fc.n, 100 * fc.tie_margin,
+	       fc.tie_margin > fc.floor ? "ok, it exceeds the floor"
+					: "TOO SMALL: raise tie_margin above the floor");
+	return fc.tie_margin > fc.floor && fc.not_tied == 0 ? NODUS_EXIT_OK : NODUS_EXIT_CHECK;
+}

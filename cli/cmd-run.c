@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * cmd-run.c: `nodus run PLAN --db DB` - evaluate every pair of a verified
+ * plan under every condition, writing one record per attempt.
+ * ------------------------------------------------------------------------ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "common/common.h"
+#include "run/run.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nodus run PLAN.json --db DB [--resume] [--condition NAME] [--cache DIR] [-q]\n\n"
+		"Evaluates every (pair, condition) of a sealed plan and stores one record per\n"
+		"attempt in DB (SQLite, created if missing). The plan is verified first: a plan\n"
+		"whose files changed since sealing is refused (exit 1, naming each file).\n\n"
+		"  --db DB           the record store\n"
+		"  --resume          continue a store that already holds records of this plan;\n"
+		"                    pair-conditions with a final record are skipped\n"
+		"  --condition NAME  run only this condition (any order, each resumable)\n"
+		"  --cache DIR       compiled solutions (default: nodus-cache beside DB)\n"
+		"  -q, --quiet       no progress lines\n\n"
+		"Failing candidates are results (records), not errors: exit 0 when the run\n"
+		"completed, 1 if the plan does not verify, 2 for bad usage, 3 internal error.\n");
+}
+
+int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	nodus_run_opts o;
+	memset(&o, 0, sizeof(o));
+	o.self_path = ctx->self_path;
+	o.progress = stdout;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (nodus_cli_is_help(a)) {
+			usage(stdout);
+			return NODUS_EXIT_OK;
+		} else if (strcmp(a, "--db") == 0 && i + 1 < argc) {
+			o.db_path = argv[++i];
+		} else if (strcmp(a, "--resume") == 0) {
+			o.resume = 1;
+		} else if (strcmp(a, "--condition") == 0 && i + 1 < argc) {
+			o.condition = argv[++i];
+		} else if (strcmp(a, "--cache") == 0 && i + 1 < argc) {
+			o.cache_dir = argv[++i];
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			o.progress = NULL;
+		} else if (a[0] == '-') {
+			return nodus_cli_usage_error("run", "unknown option '%s'", a);
+		} else if (!o.plan_path) {
+			o.plan_path = a;
+		} else {
+			return nodus_cli_usage_error("run", "unexpected argument '%s'", a);
+		}
+	}
+	if (!o.plan_path)
+		return nodus_cli_usage_error("run", "no plan given");
+	if (!o.db_path)
+		return nodus_cli_usage_error("run", "no --db given");
+	return nodus_cli_run_plan(&o);
+}
+
+int nodus_cli_run_plan(const nodus_run_opts *o)
+{
+	nodus_run_summary sum;
+	nodus_diags diags = NODUS_DIAGS_INIT;
+	nodus_error err;
+	memset(&err, 0, sizeof(err));
+	int rc = nodus_run(o, &sum, &diags, &err);
+	for (size_t i = 0; i < diags.count; i++)
+		nodus_cli_print_error(&diags.items[i]);
+	int had_diags = diags.count > 0;
+	nodus_diags_release(&diags);
+	if (rc) {
+		if (!had_diags)
+			nodus_cli_print_error(&err);
+		if (rc == NODUS_ECHANGED)
+			fprintf(stderr, "nodus run: the plan does not verify; refusing to run it\n");
+		return nodus_cli_exit_for(rc);
+	}
+	if (o->progress)
+		printf("run complete: %d pair-condition(s), %d already final, %d record(s) written, "
+		       "%d final failure(s)\n",
+		       sum.pair_conditions, sum.skipped, sum.records, sum.failures);
+	return NODUS_EXIT_OK;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * cmd-worker.c: the hidden `nodus __worker` and `nodus __stress` entry
+ * points. Only the orchestrator starts them; see src/run/worker.h and
+ * src/contention/contention.h.
+ * ------------------------------------------------------------------------ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "contention/contention.h"
+#include "run/worker.h"
+
+int nodus_cmd_worker(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	(void)ctx;
+	if (argc > 1 && nodus_cli_is_help(argv[1])) {
+		printf("usage: nodus __worker   (internal: started by `nodus run`; reads a job frame\n"
+		       "on stdin and answers on fd 3)\n");
+		return NODUS_EXIT_OK;
+	}
+	return nodus_worker_main();
+}
+
+int nodus_cmd_stress(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	(void)ctx;
+	if (argc < 3 || nodus_cli_is_help(argv[1])) {
+		printf("usage: nodus __stress KIND DUTY   (internal: a cpu stressor; KIND is membw,\n"
+		       "compute or mixed, DUTY in (0,1]; prints its achieved rate every 200 ms)\n");
+		return argc < 3 ? NODUS_EXIT_USAGE : NODUS_EXIT_OK;
+	}
+	return nodus_stress_main(argv[1], atof(argv[2]));
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * build.h: turning a solution's sources into a shared object, cached by
+ * content.
+ *
+ * The cache key is SHA-256 over the solution's content hash, the compiler's
+ * version line, the harness flags and the target architecture, so a new
+ * compiler or a different GPU architecture never reuses an old object.
+ * Objects are written to a temporary name and renamed, so a killed build
+ * never leaves a half-written object under its final name. A compile error
+ * is a result (the log is kept beside the cache entry), not an error of the
+ * harness.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_BUILD_H
+#define NODUS_BUILD_H
+
+#include "common/common.h"
+#include "spec/spec.h"
+
+typedef struct nodus_build_result {
+	int ok;                  /* 1: so_path holds a loadable object */
+	int cache_hit;           /* 1: found in the cache, nothing compiled */
+	double compile_s;        /* seconds spent compiling (0 on a hit) */
+	char so_path[1024];      /* the shared object */
+	char log[2048];          /* first part of the compiler's output on failure */
+	char key[NODUS_SHA256_HEX]; /* cache key */
+} nodus_build_result;
+
+typedef struct nodus_build_opts {
+	const char *cache_dir;   /* where objects live; created if missing */
+	const char *include_dir; /* directory holding nodus/solution.h */
+	const char *cuda_arch;   /* e.g. "sm_90"; NULL = "sm_90" */
+	double timeout_s;        /* compiler watchdog; 0 = 120 s */
+} nodus_build_opts;
+
+/* Builds (or finds) solution s. Returns 0 with res->ok telling whether it
+ * compiled; a negative code only when the harness itself failed (cannot
+ * create the cache directory, cannot run a compiler at all). */
+int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *opts,
+			 nodus_build_result *res, nodus_error *err);
+
+/* The compiler's version line for a backend ("cc (Debian 12.2.0) ..."),
+ * cached after the first call; "" when the compiler cannot be run. */
+const char *nodus_build_compiler_version(int backend);
+
+/* Directory of include/nodus/solution.h for this installation:
+ * $NODUS_INCLUDE, else <dir of the nodus binary>/../include, else the
+ * source tree nodus was built from. */
+const char *nodus_build_include_dir(const char *self_path, char *buf, size_t size);
+
+#endif

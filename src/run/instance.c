@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * instance.c: input instances, generated identically by the orchestrator
+ * (for mutation checksums), the oracle worker and the measure worker. See
+ * protocol.h.
+ * ------------------------------------------------------------------------ */
+#include <string.h>
+
+#include "judge/judge.h"
+#include "run/protocol.h"
+
+void nodus__instance_axes(const nodus_task *t, const nodus_workload *w, int probe,
+			  int64_t axes_out[NODUS_MAX_AXES])
+{
+	for (int a = 0; a < t->n_axes; a++) {
+		int64_t v = t->axes[a].is_const ? t->axes[a].value : w->axis_value[a];
+		if (probe && !t->axes[a].is_const) {
+			int64_t p = v - 1 - v / 8;
+			v = p < 1 ? 1 : p;
+		}
+		axes_out[a] = v;
+	}
+}
+
+int64_t nodus__tensor_numel(const nodus_tensor_spec *ts, const int64_t *axes)
+{
+	int64_t n = 1;
+	for (int d = 0; d < ts->ndim; d++)
+		n *= axes[ts->axis[d]];
+	return n;
+}
+
+static const nodus_dist *input_dist(const nodus_task *t, const nodus_workload *w, int i)
+{
+	return w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init;
+}
+
+int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
+			uint64_t perturb_seed, nodus_perturbation *p)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, in->probe, axes);
+	memset(p, 0, sizeof(*p));
+	uint64_t base = nodus_judge_trial_seed(perturb_seed, (uint64_t)in->sample,
+					       (uint64_t)in->copy);
+	for (int i = 0; i < t->n_inputs; i++) {
+		int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
+		size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+		double scratch[NODUS_PERTURB_ELEMENTS];
+		int rc = nodus_judge_fill(scratch, t->inputs[i].dtype, NODUS_PERTURB_ELEMENTS,
+					  input_dist(t, w, i), axes, in->variant & t->inputs[i].variants,
+					  base, (uint32_t)i);
+		if (rc)
+			return rc;
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+			uint64_t r = nodus_judge_trial_seed(base, (uint64_t)i, (uint64_t)e + 1000);
+			p->index[i][e] = (int64_t)(r % (uint64_t)numel);
+			memcpy(p->value[i][e], (unsigned char *)scratch + (size_t)e * esize, esize);
+		}
+	}
+	return 0;
+}
+
+int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
+			 uint64_t perturb_seed, void *const *inputs)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, in->probe, axes);
+	for (int i = 0; i < t->n_inputs; i++) {
+		int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
+		int rc = nodus_judge_fill(inputs[i], t->inputs[i].dtype, numel, input_dist(t, w, i),
+					  axes, in->variant & t->inputs[i].variants, in->seed,
+					  (uint32_t)i);
+		if (rc)
+			return rc;
+	}
+	if (in->sample < 0)
+		return 0;
+	nodus_perturbation p;
+	int rc = nodus__perturbation(t, w, in, perturb_seed, &p);
+	if (rc)
+		return rc;
+	for (int i = 0; i < t->n_inputs; i++) {
+		size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++)
+			memcpy((unsigned char *)inputs[i] + (size_t)p.index[i][e] * esize,
+			       p.value[i][e], esize);
+	}
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * protocol.h: what the orchestrator and its workers say to each other, and
+ * the input instances both sides must generate bit for bit alike.
+ *
+ * The orchestrator sends one JOB frame (JSON) on the worker's stdin; the
+ * worker answers with frames on its fd 3 and, during timing, waits after
+ * every round for a CMD frame ("continue" or "stop") on stdin, so that the
+ * stop rule runs in the trusted orchestrator, not beside candidate code.
+ *
+ * An instance is one set of inputs: drawn from (seed, variant) at the
+ * workload's axes or at the probe axes, or - for timing copies - drawn from
+ * a copy seed and then perturbed for sample k, so that no two timed samples
+ * see the same input contents (content-keyed output caches never hit) yet
+ * the oracle can rebuild exactly the inputs of any sample it is asked to
+ * check.
+ *
+ * Frames (worker -> orchestrator):
+ *   READY     JSON {fingerprint, ...} after loading, before any solution call
+ *   OUTPUT    nodus_msg_output header + the output's bytes
+ *   CHECKSUM  nodus_msg_checksum header + u64 per input (after the call)
+ *   ROUND     nodus_msg_round header + nodus_sample[n]
+ *   FAIL      JSON {status, guard, stage, message}: the worker stops
+ *   DONE      JSON {device_s, batch, ...}
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_PROTOCOL_H
+#define NODUS_PROTOCOL_H
+
+#include <stdint.h>
+
+#include "spec/spec.h"
+#include "store/store.h"
+
+enum nodus_msg_type {
+	NODUS_MSG_JOB = 1,      /* orchestrator -> worker: the job, JSON */
+	NODUS_MSG_READY = 2,
+	NODUS_MSG_OUTPUT = 3,
+	NODUS_MSG_CHECKSUM = 4,
+	NODUS_MSG_ROUND = 5,
+	NODUS_MSG_FAIL = 6,
+	NODUS_MSG_DONE = 7,
+	NODUS_MSG_CMD = 8       /* orchestrator -> worker: 'c' continue, 's' stop */
+};
+
+#define NODUS_ROLE_REFERENCE 0
+#define NODUS_ROLE_CANDIDATE 1
+
+/* Header of an OUTPUT frame; the output bytes follow. */
+typedef struct nodus_msg_output {
+	int32_t instance;  /* instance id the output belongs to */
+	int32_t output;    /* output index in the task */
+	int32_t role;      /* NODUS_ROLE_* */
+	int32_t pass;      /* 0 first run, 1 repeated run (determinism check) */
+	int64_t nbytes;    /* bytes that follow */
+} nodus_msg_output;
+
+/* Header of a CHECKSUM frame; n u64 checksums follow (one per input). */
+typedef struct nodus_msg_checksum {
+	int32_t instance;
+	int32_t n;
+} nodus_msg_checksum;
+
+/* Header of a ROUND frame; n nodus_sample follow. */
+typedef struct nodus_msg_round {
+	int32_t round;
+	int32_t n;
+} nodus_msg_round;
+
+/* One input instance. */
+typedef struct nodus_instance {
+	int32_t id;         /* index in the job's instance list */
+	int32_t probe;      /* 1: use the probe axes (shape generalisation check) */
+	uint32_t variant;   /* NODUS_VARIANT_* applied to inputs that allow it */
+	int32_t copy;       /* timing copy index, -1 for a correctness trial */
+	uint64_t seed;      /* draw seed (the copy's seed for timing copies) */
+	int64_t sample;     /* timed sample whose perturbation applies, -1 none */
+} nodus_instance;
+
+/* Elements perturbed per input per timed sample. */
+#define NODUS_PERTURB_ELEMENTS 4
+
+/* The axes an instance uses: the workload's, or its probe shape (each var
+ * axis v becomes max(1, v - 1 - v/8): odd, smaller, still valid). */
+void nodus__instance_axes(const nodus_task *t, const nodus_workload *w, int probe,
+			  int64_t axes_out[NODUS_MAX_AXES]);
+
+/* Element count of tensor spec ts at the given axes. */
+int64_t nodus__tensor_numel(const nodus_tensor_spec *ts, const int64_t *axes);
+
+/* Fills host buffers inputs[i] (numel from the axes) for instance in.
+ * perturb_seed is the job's; when in->sample >= 0 the perturbation of that
+ * sample is applied. Returns 0 or NODUS_EINVAL. */
+int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
+			 uint64_t perturb_seed, void *const *inputs);
+
+/* The perturbation of sample k on copy inputs: for input i, positions and
+ * values. Positions are < numel; values are drawn from that input's
+ * distribution. Used by the measure worker to modify device copies in
+ * place (and undo it afterwards) without regenerating whole inputs. */
+typedef struct nodus_perturbation {
+	int64_t index[NODUS_MAX_INPUTS][NODUS_PERTURB_ELEMENTS];
+	unsigned char value[NODUS_MAX_INPUTS][NODUS_PERTURB_ELEMENTS][8]; /* element bytes */
+} nodus_perturbation;
+int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
+			uint64_t perturb_seed, nodus_perturbation *p);
+
+#endif

@@ -1,0 +1,1038 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * run.c: the orchestrator (see run.h).
+ *
+ * One attempt at one (pair, condition), in order:
+ *   1. isolation check before (isolated condition only);
+ *   2. build both solutions (content-addressed cache);
+ *   3. choose the instances: correctness trials with their variants, the
+ *      probe shape, the determinism repeat, rechecks of timed samples and a
+ *      final fresh trial - all seeds drawn here, none predictable by a
+ *      solution;
+ *   4. oracle worker: reference outputs for every instance;
+ *   5. measure worker: candidate outputs are compared as they arrive; once
+ *      the trials pass, timing starts and every round is judged here
+ *      (sequential looks) until the label is decided or rounds run out;
+ *   6. isolation check after; the record, with its samples, in one
+ *      transaction.
+ * Worker deaths are classified from how they died: SIGSYS (the sandbox) is
+ * REWARD_HACK, our watchdog's SIGKILL is TIMEOUT, other signals and early
+ * exits are CRASH (OUT_OF_MEMORY when the worker's peak memory reached its
+ * limit).
+ * ------------------------------------------------------------------------ */
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "contention/contention.h"
+#include "exec/exec.h"
+#include "judge/judge.h"
+#include "measure/stats.h"
+#include "plan/plan.h"
+#include "run/build.h"
+#include "run/protocol.h"
+#include "run/run.h"
+#include "store/store.h"
+
+#define ISOLATION_WINDOW_MS 150
+#define MAX_INSTANCES 64
+#define HOST_GAP_SHARE 0.25
+
+struct run_ctx {
+	const nodus_run_opts *o;
+	nodus_plan *plan;
+	nodus_campaign *c;
+	nodus_store *store;
+	nodus_build_opts bopts;
+	char include_dir[1024];
+	char cache_dir[1024];
+	const nodus_condition *cond;   /* condition being run */
+	nodus_stressors stress;        /* its stressors, if any */
+	nodus_run_summary *sum;
+};
+
+/* Everything one attempt produces. */
+struct attempt {
+	const nodus_pair_spec *pair;
+	const nodus_task *task;
+	const nodus_workload *wl;
+	const nodus_solution *cand, *ref;
+	int attempt;
+	uint64_t stream;               /* seed stream of this pair-condition-attempt */
+	nodus_instance inst[MAX_INSTANCES];
+	int n_inst;
+	int trial_ids[16], n_trials;
+	int det_id;                    /* instance repeated for determinism, -1 none */
+	int final_id;
+	int recheck_ids[16];
+	int64_t recheck_samples[16];
+	int n_rechecks;
+	uint64_t copy_seed, perturb_seed, order_seed;
+	nodus_buf oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
+	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
+	/* results */
+	int status;
+	char guard[64];
+	char message[1024];
+	double max_abs_err, max_rel_err, matched_ratio;
+	nodus_sample *samples;
+	int n_samples, cap_samples;
+	int rounds, looks;
+	nodus_interval ci;
+	int label;
+	double device_s, compile_s, validation_s;
+	int cache_hits;
+	char target_hash[NODUS_SHA256_HEX];
+	json_t *detail;
+};
+
+/* ---- small helpers ---- */
+
+static void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
+{
+	if (a->status != NODUS_STATUS_OK)
+		return; /* the first failure decides */
+	a->status = status;
+	snprintf(a->guard, sizeof(a->guard), "%s", guard ? guard : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->message, sizeof(a->message), fmt, ap);
+	va_end(ap);
+}
+
+static const char *seed_str(uint64_t v, char *buf)
+{
+	snprintf(buf, 24, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static int add_instance(struct attempt *a, int probe, unsigned variant, int copy, uint64_t seed,
+			int64_t sample)
+{
+	if (a->n_inst >= MAX_INSTANCES)
+		NODUS_BUG("too many instances");
+	nodus_instance *in = &a->inst[a->n_inst];
+	in->id = a->n_inst;
+	in->probe = probe;
+	in->variant = variant;
+	in->copy = copy;
+	in->seed = seed;
+	in->sample = sample;
+	return a->n_inst++;
+}
+
+static unsigned variant_of_trial(const nodus_task *t, int trial)
+{
+	static const unsigned order[] = {0, NODUS_VARIANT_NEGATE, NODUS_VARIANT_SCALE_3,
+					 NODUS_VARIANT_SCALE_001};
+	unsigned allowed = 0;
+	for (int i = 0; i < t->n_inputs; i++)
+		allowed |= t->inputs[i].variants;
+	unsigned v = order[trial % 4];
+	return (v & allowed) ? v : 0;
+}
+
+/* Step 3: every seed and instance of the attempt. */
+static void choose_instances(struct run_ctx *x, struct attempt *a)
+{
+	const nodus_judge *j = &x->c->judge;
+	uint64_t s = a->stream;
+	for (int t = 0; t < j->trials && a->n_trials < 14; t++)
+		a->trial_ids[a->n_trials++] = add_instance(
+			a, 0, variant_of_trial(a->task, t), -1,
+			nodus_judge_trial_seed(j->seed, s, (uint64_t)t), -1);
+	/* the shape probe: a fast path valid only for the benchmarked shape fails here */
+	a->trial_ids[a->n_trials++] =
+		add_instance(a, 1, 0, -1, nodus_judge_trial_seed(j->seed, s, 100), -1);
+	a->det_id = (j->determinism && a->task->deterministic) ? a->trial_ids[0] : -1;
+	a->copy_seed = nodus_judge_trial_seed(j->seed, s, 200);
+	a->perturb_seed = nodus_judge_trial_seed(j->seed, s, 201);
+	a->order_seed = nodus_judge_trial_seed(j->seed, s, 202);
+	nodus_rng rng;
+	nodus_rng_seed(&rng, nodus_judge_trial_seed(j->seed, s, 203));
+	uint64_t guaranteed = (uint64_t)j->min_rounds * (uint64_t)j->samples_per_round;
+	for (int r = 0; r < j->recheck_reps && r < 16 && guaranteed > 0; r++) {
+		int64_t k = (int64_t)nodus_rng_below(&rng, guaranteed);
+		nodus_instance copy0 = {0};
+		copy0.seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
+		a->recheck_samples[a->n_rechecks] = k;
+		a->recheck_ids[a->n_rechecks++] = add_instance(a, 0, 0, 0, copy0.seed, k);
+	}
+	a->final_id = add_instance(a, 0, 0, -1, nodus_judge_trial_seed(j->seed, s, 300), -1);
+}
+
+static json_t *ids_json(const int *ids, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(ids[i]));
+	return arr;
+}
+
+static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
+			const char *cand_so)
+{
+	const nodus_judge *j = &x->c->judge;
+	char b1[24], b2[24], b3[24];
+	json_t *inst = json_array();
+	for (int i = 0; i < a->n_inst; i++) {
+		char sb[24];
+		json_array_append_new(
+			inst, json_pack("{s:i,s:i,s:i,s:s,s:I}", "probe", a->inst[i].probe, "variant",
+					(int)a->inst[i].variant, "copy", a->inst[i].copy, "seed",
+					seed_str(a->inst[i].seed, sb), "sample",
+					(json_int_t)a->inst[i].sample));
+	}
+	json_t *job = json_pack(
+		"{s:s,s:s,s:O,s:O,s:{s:s,s:s},s:o,s:s,s:s,s:i,s:i}", "role",
+		measure ? "measure" : "oracle", "backend",
+		x->c->target.backend == NODUS_BACKEND_CUDA ? "cuda" : "cpu", "task", a->task->json,
+		"workload", a->wl->json, "reference", "so", ref_so, "entry", a->ref->entry,
+		"instances", inst, "perturb_seed", seed_str(a->perturb_seed, b1), "order_seed",
+		seed_str(a->order_seed, b2), "determinism", a->det_id, "lockdown",
+		x->c->target.backend == NODUS_BACKEND_CPU);
+	if (!measure) {
+		int all[MAX_INSTANCES];
+		for (int i = 0; i < a->n_inst; i++)
+			all[i] = i;
+		json_object_set_new(job, "oracle", ids_json(all, a->n_inst));
+		return job;
+	}
+	json_object_set_new(job, "candidate",
+			    json_pack("{s:s,s:s}", "so", cand_so, "entry", a->cand->entry));
+	json_object_set_new(job, "trials", ids_json(a->trial_ids, a->n_trials));
+	json_object_set_new(job, "final", ids_json(&a->final_id, 1));
+	json_t *rc = json_array();
+	for (int i = 0; i < a->n_rechecks; i++)
+		json_array_append_new(rc, json_pack("{s:I,s:i}", "sample",
+						    (json_int_t)a->recheck_samples[i], "instance",
+						    a->recheck_ids[i]));
+	json_object_set_new(job, "recheck", rc);
+	json_object_set_new(
+		job, "timing",
+		json_pack("{s:i,s:f,s:i,s:i,s:i,s:i,s:I,s:s}", "warmup_calls", j->warmup_calls,
+			  "warmup_ms", j->warmup_ms, "samples_per_round", j->samples_per_round,
+			  "max_rounds", j->max_rounds, "input_copies", j->input_copies, "flush",
+			  j->flush_cache, "min_sample_ns", (json_int_t)j->min_sample_ns, "copy_seed",
+			  seed_str(a->copy_seed, b3)));
+	return job;
+}
+
+/* ---- worker processes ---- */
+
+struct worker_proc {
+	nodus_child child;
+	int running;
+	uint64_t deadline_ns;
+	uint64_t started_ns;
+};
+
+static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err)
+{
+	const nodus_judge *j = &x->c->judge;
+	const char *argv[] = {x->o->self_path, "__worker", NULL};
+	nodus_child_opts o;
+	memset(&o, 0, sizeof(o));
+	o.argv = argv;
+	o.stdin_fd = -1;
+	o.stdout_fd = -2;
+	o.stderr_fd = -2;
+	o.want_result_pipe = 1;
+	o.cwd = "/tmp";
+	o.rlimit_core = -1;
+	o.rlimit_nofile = j->open_files;
+	o.rlimit_fsize_bytes = 64 << 20;
+	if (x->c->target.backend == NODUS_BACKEND_CPU) {
+		o.rlimit_as_bytes = j->address_space_mb << 20;
+		o.rlimit_cpu_s = j->cpu_time_s;
+	}
+	int rc = nodus_child_start(&w->child, &o, err);
+	if (rc)
+		return rc;
+	w->running = 1;
+	w->started_ns = nodus_now_ns();
+	w->deadline_ns = w->started_ns + (uint64_t)(j->timeout_s * 1e9);
+	char *text = json_dumps(job, JSON_COMPACT);
+	rc = text ? nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text)) : NODUS_ENOMEM;
+	free(text);
+	if (rc)
+		return NODUS_ERR(err, NODUS_ECHILD, "cannot send the job to a worker");
+	return 0;
+}
+
+static void send_cmd(struct worker_proc *w, char cmd)
+{
+	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &cmd, 1);
+}
+
+/* Peak resident memory of a reaped worker as a share of its address-space
+ * limit (0 when either is unknown). */
+static double peak_rss_fraction(const struct run_ctx *x, const nodus_child *c)
+{
+	int64_t limit = x->c->judge.address_space_mb << 20;
+	if (limit <= 0 || c->peak_rss_bytes <= 0)
+		return 0;
+	return (double)c->peak_rss_bytes / (double)limit;
+}
+
+/* Ends a worker; classifies an unexpected death into a status. timed_out
+ * says our watchdog fired. */
+static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt *a, int timed_out, int got_done,
+		       const char *who)
+{
+	if (!w->running)
+		return;
+	if (timed_out)
+		nodus_child_kill(&w->child);
+	int code = got_done ? nodus_child_finish_timeout(&w->child, 5000)
+			    : nodus_child_finish_timeout(&w->child, 2000);
+	w->running = 0;
+	a->device_s += (double)(nodus_now_ns() - w->started_ns) * 1e-9;
+	if (got_done || a->status != NODUS_STATUS_OK)
+		return;
+	int ref_fault = strcmp(who, "oracle") == 0;
+	if (timed_out)
+		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
+			   "watchdog", "%s worker passed its %.0f s wall-clock limit", who,
+			   (double)(w->deadline_ns - w->started_ns) * 1e-9);
+	else if (code == 128 + SIGSYS)
+		set_status(a, NODUS_STATUS_REWARD_HACK, "syscall_filter",
+			   "%s worker made a forbidden system call (fork, exec, socket or open)", who);
+	else if (code == 128 + SIGXCPU)
+		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
+			   "cpu_time_limit", "%s worker passed its cpu-time limit", who);
+	else if (code == 128 + SIGKILL && peak_rss_fraction(x, &w->child) > 0.5)
+		set_status(a, NODUS_STATUS_OUT_OF_MEMORY, "memory_limit",
+			   "%s worker was killed near its memory limit", who);
+	else if (code > 128 && peak_rss_fraction(x, &w->child) > 0.5)
+		set_status(a, NODUS_STATUS_OUT_OF_MEMORY, "memory_limit",
+			   "%s worker died by signal %d after reaching its memory limit", who,
+			   code - 128);
+	else if (code > 128)
+		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH,
+			   "signal", "%s worker died by signal %d (%s)", who, code - 128,
+			   strsignal(code - 128));
+	else
+		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH,
+			   "early_exit", "%s worker exited with status %d before finishing", who,
+			   code);
+}
+
+static void apply_fail_frame(struct attempt *a, const nodus_buf *payload, int ref_fault)
+{
+	json_t *o = json_loadb(payload->data, payload->len, 0, NULL);
+	const char *status = json_string_value(json_object_get(o, "status"));
+	const char *guard = json_string_value(json_object_get(o, "guard"));
+	const char *stage = json_string_value(json_object_get(o, "stage"));
+	const char *msg = json_string_value(json_object_get(o, "message"));
+	int st = status ? nodus_status_from_name(status) : -1;
+	if (st < 0)
+		st = NODUS_STATUS_CRASH;
+	if (ref_fault && st != NODUS_STATUS_OK)
+		st = NODUS_STATUS_INVALID_REFERENCE;
+	set_status(a, st, guard, "%s: %s", stage ? stage : "worker", msg ? msg : "failed");
+	json_decref(o);
+}
+
+/* ---- correctness ---- */
+
+static const nodus_tolerance *tolerance_of(const struct attempt *a)
+{
+	return a->wl->has_tolerance ? &a->wl->tolerance : &a->task->tolerance;
+}
+
+static int64_t output_numel(const struct attempt *a, int instance, int o)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(a->task, a->wl, a->inst[instance].probe, axes);
+	return nodus__tensor_numel(&a->task->outputs[o], axes);
+}
+
+static void note_errors(struct attempt *a, const nodus_check *chk)
+{
+	if (isnan(a->max_abs_err) || chk->max_abs_err > a->max_abs_err)
+		a->max_abs_err = chk->max_abs_err;
+	if (isnan(a->max_rel_err) || chk->max_rel_err > a->max_rel_err)
+		a->max_rel_err = chk->max_rel_err;
+	if (isnan(a->matched_ratio) || chk->matched_ratio < a->matched_ratio)
+		a->matched_ratio = chk->matched_ratio;
+}
+
+/* Validates one OUTPUT frame from the oracle (store it) or the candidate
+ * (compare it). */
+static void on_output(struct attempt *a, const nodus_buf *payload, int from_oracle)
+{
+	nodus_msg_output h;
+	if (payload->len < sizeof(h)) {
+		set_status(a, from_oracle ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH,
+			   "protocol", "short output frame");
+		return;
+	}
+	memcpy(&h, payload->data, sizeof(h));
+	const char *bytes = payload->data + sizeof(h);
+	if (h.instance < 0 || h.instance >= a->n_inst || h.output < 0 ||
+	    h.output >= a->task->n_outputs || (size_t)h.nbytes != payload->len - sizeof(h)) {
+		set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed output frame");
+		return;
+	}
+	const nodus_tensor_spec *ts = &a->task->outputs[h.output];
+	int64_t numel = output_numel(a, h.instance, h.output);
+	if ((size_t)h.nbytes != (size_t)numel * nodus_dtype_size(ts->dtype)) {
+		set_status(a, NODUS_STATUS_CRASH, "protocol", "output of the wrong size");
+		return;
+	}
+	nodus_buf *ref = &a->oracle[h.instance][h.output];
+	if (from_oracle) {
+		if (h.pass == 0) {
+			nodus_buf_reset(ref);
+			nodus_buf_add(ref, bytes, (size_t)h.nbytes);
+			nodus_check chk;
+			nodus_judge_compare(ts->name, bytes, bytes, ts->dtype, numel, tolerance_of(a),
+					    &chk);
+			if (chk.n_unwritten > 0)
+				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "unwritten_output",
+					   "reference left %lld elements of %s unwritten",
+					   (long long)chk.n_unwritten, ts->name);
+		} else if (ref->len != (size_t)h.nbytes || memcmp(ref->data, bytes, ref->len)) {
+			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
+				   "reference gave different bits for the same inputs (%s)", ts->name);
+		}
+		return;
+	}
+	if (h.pass == 1) {
+		nodus_buf *first = &a->cand_first[h.output];
+		if (first->len != (size_t)h.nbytes || memcmp(first->data, bytes, first->len))
+			set_status(a, NODUS_STATUS_INCORRECT_NUMERICAL, "determinism",
+				   "candidate gave different bits for the same inputs (%s): it "
+				   "depends on uninitialised memory or a race",
+				   ts->name);
+		return;
+	}
+	if (h.instance == a->det_id) {
+		nodus_buf_reset(&a->cand_first[h.output]);
+		nodus_buf_add(&a->cand_first[h.output], bytes, (size_t)h.nbytes);
+	}
+	if (ref->len != (size_t)h.nbytes) {
+		set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle", "no reference output");
+		return;
+	}
+	nodus_check chk;
+	int st = nodus_judge_compare(ts->name, bytes, ref->data, ts->dtype, numel, tolerance_of(a),
+				     &chk);
+	note_errors(a, &chk);
+	if (st != NODUS_STATUS_OK) {
+		const nodus_instance *in = &a->inst[h.instance];
+		const char *when = in->sample >= 0 ? "recheck of timed sample"
+				   : h.instance == a->final_id ? "final trial after timing"
+				   : in->probe		       ? "shape probe"
+							       : "trial";
+		set_status(a, st, chk.guard, "%s (instance %d, variant %u): %s", when, h.instance,
+			   in->variant, chk.detail);
+	}
+}
+
+/* Compares post-call input checksums with the inputs the orchestrator
+ * itself draws for that instance. */
+static void on_checksum(struct attempt *a, const nodus_buf *payload)
+{
+	nodus_msg_checksum h;
+	if (payload->len < sizeof(h))
+		return;
+	memcpy(&h, payload->data, sizeof(h));
+	if (h.instance < 0 || h.instance >= a->n_inst || h.n != a->task->n_inputs ||
+	    payload->len != sizeof(h) + (size_t)h.n * 8)
+		return;
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(a->task, a->wl, a->inst[h.instance].probe, axes);
+	void *in[NODUS_MAX_INPUTS] = {0};
+	size_t bytes[NODUS_MAX_INPUTS];
+	for (int i = 0; i < h.n; i++) {
+		bytes[i] = (size_t)nodus__tensor_numel(&a->task->inputs[i], axes) *
+			   nodus_dtype_size(a->task->inputs[i].dtype);
+		in[i] = malloc(bytes[i] ? bytes[i] : 8);
+	}
+	if (!nodus__instance_fill(a->task, a->wl, &a->inst[h.instance], a->perturb_seed, in)) {
+		for (int i = 0; i < h.n; i++) {
+			uint64_t got;
+			memcpy(&got, payload->data + sizeof(h) + (size_t)i * 8, 8);
+			if (in[i] && got != nodus_judge_checksum(in[i], bytes[i])) {
+				set_status(a, NODUS_STATUS_INPUT_MUTATED, "input_checksum",
+					   "input '%s' changed during the call (instance %d)",
+					   a->task->inputs[i].name, h.instance);
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < h.n; i++)
+		free(in[i]);
+}
+
+/* ---- timing decisions ---- */
+
+static int push_samples(struct attempt *a, const nodus_buf *payload)
+{
+	nodus_msg_round h;
+	if (payload->len < sizeof(h))
+		return -1;
+	memcpy(&h, payload->data, sizeof(h));
+	if (h.n < 0 || payload->len != sizeof(h) + (size_t)h.n * sizeof(nodus_sample))
+		return -1;
+	if (a->n_samples + h.n > a->cap_samples) {
+		int cap = (a->cap_samples ? a->cap_samples * 2 : 256) + h.n;
+		nodus_sample *p = realloc(a->samples, (size_t)cap * sizeof(*p));
+		if (!p)
+			return -1;
+		a->samples = p;
+		a->cap_samples = cap;
+	}
+	memcpy(a->samples + a->n_samples, payload->data + sizeof(h), (size_t)h.n * sizeof(nodus_sample));
+	a->n_samples += h.n;
+	a->rounds = h.round + 1;
+	return 0;
+}
+
+/* Per-round paired log-ratios log(ref/cand), bootstrapped. */
+static int estimate(struct run_ctx *x, struct attempt *a, double conf, nodus_interval *ci)
+{
+	int rounds = a->rounds, spr = x->c->judge.samples_per_round;
+	double *vals = calloc((size_t)rounds * (size_t)spr + 1, sizeof(double));
+	const double **per = calloc((size_t)rounds + 1, sizeof(*per));
+	int *n = calloc((size_t)rounds + 1, sizeof(int));
+	int rc = -1;
+	if (!vals || !per || !n)
+		goto out;
+	for (int r = 0; r < rounds; r++) {
+		per[r] = vals + (size_t)r * spr;
+		n[r] = 0;
+	}
+	for (int i = 0; i < a->n_samples; i++) {
+		const nodus_sample *s = &a->samples[i];
+		if (s->role != NODUS_ROLE_CANDIDATE || s->round >= rounds)
+			continue;
+		for (int k = 0; k < a->n_samples; k++) {
+			const nodus_sample *t = &a->samples[k];
+			if (t->role == NODUS_ROLE_REFERENCE && t->round == s->round &&
+			    t->seq / 2 == s->seq / 2 && s->ns > 0 && t->ns > 0) {
+				vals[(size_t)s->round * spr + n[s->round]++] =
+					log((double)t->ns / (double)s->ns);
+				break;
+			}
+		}
+	}
+	rc = nodus_stats_speedup_bootstrap(per, n, rounds, conf, x->c->judge.bootstrap_resamples,
+					   a->stream ^ 0xb007, ci);
+out:
+	free(vals);
+	free(per);
+	free(n);
+	return rc;
+}
+
+static int max_looks(const nodus_judge *j)
+{
+	if (j->max_rounds <= j->min_rounds || j->look_every <= 0)
+		return 1;
+	return 1 + (j->max_rounds - j->min_rounds + j->look_every - 1) / j->look_every;
+}
+
+/* Decides after a round: 'c' continue or 's' stop (label decided or last
+ * round). */
+static char decide(struct run_ctx *x, struct attempt *a)
+{
+	const nodus_judge *j = &x->c->judge;
+	int r = a->rounds;
+	int is_look = r >= j->max_rounds ||
+		      (r >= j->min_rounds && (r - j->min_rounds) % (j->look_every > 0 ? j->look_every : 1) == 0);
+	if (!is_look)
+		return 'c';
+	a->looks++;
+	double conf = nodus_stats_look_confidence(j->confidence, max_looks(j));
+	nodus_interval ci;
+	if (estimate(x, a, conf, &ci))
+		return r >= j->max_rounds ? 's' : 'c';
+	a->ci = ci;
+	a->label = nodus_stats_label(&ci, j->tie_margin);
+	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= j->max_rounds)
+		return 's';
+	return 'c';
+}
+
+static void check_host_gap(struct attempt *a)
+{
+	int cand = 0, cand_gap = 0, ref = 0, ref_gap = 0;
+	for (int i = 0; i < a->n_samples; i++) {
+		int gap = (a->samples[i].flags & NODUS_SAMPLE_HOST_GAP) != 0;
+		if (a->samples[i].role == NODUS_ROLE_CANDIDATE) {
+			cand++;
+			cand_gap += gap;
+		} else {
+			ref++;
+			ref_gap += gap;
+		}
+	}
+	if (cand && cand_gap > HOST_GAP_SHARE * cand && ref_gap <= HOST_GAP_SHARE * ref)
+		set_status(a, NODUS_STATUS_REWARD_HACK, "host_gap",
+			   "%d of %d candidate samples: event time far below the host-synchronised "
+			   "time (work outside the timed stream)",
+			   cand_gap, cand);
+}
+
+/* ---- one worker's conversation ---- */
+
+/* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
+ * answers the correctness gate and every round. */
+static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w, int measure)
+{
+	nodus_buf payload = NODUS_BUF_INIT;
+	int expected_trial_frames = 0;
+	if (measure)
+		expected_trial_frames = (a->n_trials + (a->det_id >= 0)) * a->task->n_outputs +
+					a->n_trials; /* outputs + checksums */
+	int trial_frames = 0, gate_open = 0, got_done = 0, timed_out = 0;
+	const char *who = measure ? "measure" : "oracle";
+	uint64_t t_start = nodus_now_ns();
+	for (;;) {
+		uint32_t type = 0;
+		int rc = nodus_ipc_read(w->child.result_fd, &type, &payload, w->deadline_ns);
+		if (rc == NODUS_ETIMEOUT) {
+			timed_out = 1;
+			break;
+		}
+		if (rc)
+			break; /* EOF or garbage: the worker died */
+		if (type == NODUS_MSG_READY) {
+			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
+			json_t *fp = json_object_get(o, "fingerprint");
+			if (fp) {
+				json_object_set_new(fp, "nodus_version", json_string(NODUS_VERSION));
+				json_object_set_new(fp, "compiler", json_string(nodus_build_compiler_version(
+									     x->c->target.backend)));
+				char *canon = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
+				if (canon) {
+					nodus_sha256_hex(canon, strlen(canon), a->target_hash);
+					nodus_store_put_target(x->store, a->target_hash, canon, NULL);
+				}
+				free(canon);
+			}
+			json_decref(o);
+		} else if (type == NODUS_MSG_OUTPUT) {
+			on_output(a, &payload, !measure);
+			trial_frames++;
+		} else if (type == NODUS_MSG_CHECKSUM) {
+			on_checksum(a, &payload);
+			trial_frames++;
+		} else if (type == NODUS_MSG_ROUND) {
+			if (push_samples(a, &payload)) {
+				set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed round frame");
+				break;
+			}
+			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
+			send_cmd(w, cmd);
+		} else if (type == NODUS_MSG_FAIL) {
+			apply_fail_frame(a, &payload, !measure);
+			got_done = 1;
+			break;
+		} else if (type == NODUS_MSG_DONE) {
+			got_done = 1;
+			break;
+		}
+		if (measure && !gate_open && trial_frames >= expected_trial_frames) {
+			gate_open = 1;
+			a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
+			if (a->status != NODUS_STATUS_OK) {
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
+			send_cmd(w, 'c');
+		}
+		if (a->status != NODUS_STATUS_OK && !measure)
+			break;
+	}
+	if (!measure)
+		a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
+	if (!got_done && a->status != NODUS_STATUS_OK)
+		timed_out = 1; /* we stop it ourselves */
+	worker_end(x, w, a, timed_out, got_done, who);
+	nodus_buf_release(&payload);
+}
+
+/* ---- the attempt ---- */
+
+static int isolation_check(struct run_ctx *x, const char *when, json_t *detail, int *ok)
+{
+	*ok = 1;
+	if (x->cond->kind != NODUS_COND_ISOLATED || x->c->target.backend != NODUS_BACKEND_CPU)
+		return 0;
+	double busy = 0;
+	nodus_error err;
+	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
+		return 0;
+	json_object_set_new(detail, when, json_pack("{s:f,s:f}", "busy_cores", busy, "threshold",
+						    x->c->judge.isolation_max_busy_cores));
+	*ok = busy <= x->c->judge.isolation_max_busy_cores;
+	return 0;
+}
+
+static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so,
+		      nodus_error *err)
+{
+	nodus_build_result r;
+	int rc = nodus_build_solution(a->ref, &x->bopts, &r, err);
+	if (rc)
+		return rc;
+	a->compile_s += r.compile_s;
+	a->cache_hits += r.cache_hit;
+	if (!r.ok) {
+		set_status(a, NODUS_STATUS_INVALID_REFERENCE, "compile",
+			   "reference '%s' did not compile: %.600s", a->ref->name, r.log);
+		return 0;
+	}
+	snprintf(ref_so, 1024, "%s", r.so_path);
+	rc = nodus_build_solution(a->cand, &x->bopts, &r, err);
+	if (rc)
+		return rc;
+	a->compile_s += r.compile_s;
+	a->cache_hits += r.cache_hit;
+	if (!r.ok) {
+		set_status(a, NODUS_STATUS_COMPILE_ERROR, "compile",
+			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
+		return 0;
+	}
+	snprintf(cand_so, 1024, "%s", r.so_path);
+	return 0;
+}
+
+static void attempt_release(struct attempt *a)
+{
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+			nodus_buf_release(&a->oracle[i][o]);
+	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+		nodus_buf_release(&a->cand_first[o]);
+	free(a->samples);
+	json_decref(a->detail);
+}
+
+static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+			nodus_buf_init(&a->oracle[i][o]);
+	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+		nodus_buf_init(&a->cand_first[o]);
+	a->pair = p;
+	a->wl = &x->c->workloads[p->workload];
+	a->task = &x->c->tasks[a->wl->task];
+	a->cand = &x->c->solutions[p->candidate];
+	a->ref = &x->c->solutions[p->reference];
+	a->attempt = n;
+	a->status = NODUS_STATUS_OK;
+	a->label = NODUS_LABEL_NONE;
+	a->ci.estimate = a->ci.lo = a->ci.hi = NAN;
+	a->max_abs_err = a->max_rel_err = a->matched_ratio = NAN;
+	a->det_id = -1;
+	char key[512];
+	snprintf(key, sizeof(key), "%s|%s|%d", p->id, x->cond->name, n);
+	a->stream = nodus_judge_stream_id(key);
+	a->detail = json_object();
+}
+
+static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
+{
+	int ok;
+	isolation_check(x, "isolation_before", a->detail, &ok);
+	if (!ok) {
+		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
+			   "other load on the machine before the pair ran");
+		return 0;
+	}
+	char ref_so[1024] = "", cand_so[1024] = "";
+	int rc = build_both(x, a, ref_so, cand_so, err);
+	if (rc || a->status != NODUS_STATUS_OK)
+		return rc;
+	choose_instances(x, a);
+
+	struct worker_proc w;
+	memset(&w, 0, sizeof(w));
+	json_t *job = job_json(x, a, 0, ref_so, cand_so);
+	rc = worker_start(x, &w, job, err);
+	json_decref(job);
+	if (rc)
+		return rc;
+	converse(x, a, &w, 0);
+	if (a->status != NODUS_STATUS_OK)
+		return 0;
+	for (int i = 0; i < a->n_inst; i++)
+		for (int o = 0; o < a->task->n_outputs; o++)
+			if (a->oracle[i][o].len == 0)
+				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle",
+					   "the oracle sent no output %d for instance %d", o, i);
+	if (a->status != NODUS_STATUS_OK)
+		return 0;
+
+	memset(&w, 0, sizeof(w));
+	job = job_json(x, a, 1, ref_so, cand_so);
+	rc = worker_start(x, &w, job, err);
+	json_decref(job);
+	if (rc)
+		return rc;
+	converse(x, a, &w, 1);
+	if (a->status == NODUS_STATUS_OK) {
+		check_host_gap(a);
+		if (a->rounds == 0 || isnan(a->ci.estimate))
+			set_status(a, NODUS_STATUS_CRASH, "timing", "no timing rounds completed");
+	}
+	isolation_check(x, "isolation_after", a->detail, &ok);
+	if (!ok)
+		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
+			   "other load on the machine while the pair ran");
+	return 0;
+}
+
+static double median_of_role(const struct attempt *a, int role)
+{
+	double *v = malloc(sizeof(double) * ((size_t)a->n_samples + 1));
+	int n = 0;
+	for (int i = 0; v && i < a->n_samples; i++)
+		if (a->samples[i].role == role)
+			v[n++] = (double)a->samples[i].ns;
+	double m = n ? nodus_stats_median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
+static int write_record(struct run_ctx *x, struct attempt *a, int final, double started,
+			nodus_error *err)
+{
+	nodus_record r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.plan_digest, sizeof(r.plan_digest), "%s", x->plan->digest);
+	snprintf(r.pair_id, sizeof(r.pair_id), "%s", a->pair->id);
+	snprintf(r.condition, sizeof(r.condition), "%s", x->cond->name);
+	r.attempt = a->attempt;
+	r.final = final;
+	r.status = a->status;
+	snprintf(r.guard, sizeof(r.guard), "%s", a->guard);
+	int ok = a->status == NODUS_STATUS_OK;
+	r.label = ok ? a->label : NODUS_LABEL_NONE;
+	r.speedup = ok ? a->ci.estimate : NAN;
+	r.ci_lo = ok ? a->ci.lo : NAN;
+	r.ci_hi = ok ? a->ci.hi : NAN;
+	r.rounds = a->rounds;
+	r.looks = a->looks;
+	r.cand_ns_median = median_of_role(a, NODUS_ROLE_CANDIDATE);
+	r.ref_ns_median = median_of_role(a, NODUS_ROLE_REFERENCE);
+	r.max_abs_err = a->max_abs_err;
+	r.max_rel_err = a->max_rel_err;
+	r.matched_ratio = a->matched_ratio;
+	r.device_s = a->device_s;
+	r.charge_share = 1.0;
+	r.compile_s = a->compile_s;
+	r.compile_cache_hits = a->cache_hits;
+	r.validation_s = a->validation_s;
+	r.started_at = started;
+	r.finished_at = nodus_wall_time_s();
+	r.wall_s = r.finished_at - started;
+	snprintf(r.target_hash, sizeof(r.target_hash), "%s", a->target_hash);
+	r.message = a->message[0] ? a->message : NULL;
+	if (x->stress.n) {
+		nodus_stressors_poll(&x->stress);
+		json_object_set_new(a->detail, "condition_achieved",
+				    nodus_stressors_describe(&x->stress, x->cond));
+	}
+	json_object_set_new(a->detail, "condition",
+			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
+				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",
+				      x->cond->duty_cycle));
+	char *detail = json_dumps(a->detail, JSON_COMPACT | JSON_SORT_KEYS);
+	r.detail_json = detail;
+	r.n_samples = a->n_samples;
+	r.samples = a->samples;
+	int rc = nodus_store_insert_record(x->store, &r, NULL, err);
+	free(detail);
+	if (!rc) {
+		x->sum->records++;
+		if (final && !ok)
+			x->sum->failures++;
+		if (x->o->progress)
+			fprintf(x->o->progress, "  %-56s %-10s %-19s %s%s\n", a->pair->id,
+				x->cond->name,
+				ok ? nodus_label_name(a->label) : nodus_status_name(a->status),
+				ok ? "" : a->guard, final ? "" : " (will retry)");
+	}
+	return rc;
+}
+
+/* ---- conditions ---- */
+
+static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_error *err)
+{
+	x->cond = cond;
+	const nodus_judge *j = &x->c->judge;
+	int n = x->c->n_pairs;
+	/* a queue of (pair, next attempt); retries go to the back ("later") */
+	int *queue = malloc(sizeof(int) * (size_t)(n * (j->max_attempts + 1) + 1));
+	int *next_attempt = calloc((size_t)n + 1, sizeof(int));
+	if (!queue || !next_attempt) {
+		free(queue);
+		free(next_attempt);
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	}
+	int head = 0, tail = 0, rc = 0;
+	for (int p = 0; p < n; p++) {
+		int attempts = 0, has_final = 0;
+		if (x->o->only_aa && x->c->pairs[p].candidate != x->c->pairs[p].reference)
+			continue;
+		rc = nodus_store_progress(x->store, x->plan->digest, x->c->pairs[p].id, cond->name,
+					  &attempts, &has_final, err);
+		if (rc)
+			goto out;
+		x->sum->pair_conditions++;
+		if (has_final) {
+			x->sum->skipped++;
+			continue;
+		}
+		next_attempt[p] = attempts + 1;
+		queue[tail++] = p;
+	}
+	if (tail == 0)
+		goto out;
+	if (cond->kind == NODUS_COND_CPU_STRESS &&
+	    (rc = nodus_stressors_start(&x->stress, cond, x->o->self_path, err)))
+		goto out;
+	if (x->o->progress)
+		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, tail);
+	while (head < tail) {
+		int p = queue[head++];
+		struct attempt a;
+		attempt_init(x, &a, &x->c->pairs[p], next_attempt[p]);
+		double started = nodus_wall_time_s();
+		rc = run_attempt(x, &a, err);
+		if (rc) {
+			attempt_release(&a);
+			goto out;
+		}
+		int retry = a.status != NODUS_STATUS_OK && (j->retry_on & (1u << a.status)) &&
+			    a.attempt < j->max_attempts;
+		rc = write_record(x, &a, !retry, started, err);
+		attempt_release(&a);
+		if (rc)
+			goto out;
+		if (retry) {
+			next_attempt[p]++;
+			queue[tail++] = p;
+		}
+	}
+out:
+	nodus_stressors_stop(&x->stress);
+	free(queue);
+	free(next_attempt);
+	return rc;
+}
+
+static int register_plan(struct run_ctx *x, nodus_error *err)
+{
+	char *text = json_dumps(x->plan->json, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	int rc = nodus_store_put_plan(x->store, x->plan->digest, x->c->name, text, err);
+	free(text);
+	for (int p = 0; !rc && p < x->c->n_pairs; p++) {
+		const nodus_pair_spec *ps = &x->c->pairs[p];
+		const nodus_solution *cs = &x->c->solutions[ps->candidate];
+		const nodus_solution *rs = &x->c->solutions[ps->reference];
+		const nodus_workload *w = &x->c->workloads[ps->workload];
+		rc = nodus_store_put_pair(x->store, x->plan->digest, ps->id, x->c->tasks[w->task].name,
+					  w->name, cs->name, rs->name, cs->hash, rs->hash, ps->expect,
+					  err);
+	}
+	static const char *const kinds[] = {"", "isolated", "cpu-stress", "timeslice", "mps", "streams", "replay"};
+	for (int i = 0; !rc && i < x->c->n_conditions; i++) {
+		const nodus_condition *c = &x->c->conditions[i];
+		char params[256];
+		snprintf(params, sizeof(params),
+			 "{\"tenants\":%d,\"load\":%d,\"duty_cycle\":%g,\"active_thread_pct\":%d}",
+			 c->tenants, c->load, c->duty_cycle, c->active_thread_pct);
+		rc = nodus_store_put_condition(x->store, x->plan->digest, c->name,
+					       kinds[c->kind >= 1 && c->kind <= 6 ? c->kind : 0], params,
+					       err);
+	}
+	return rc;
+}
+
+int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diags,
+	      nodus_error *err)
+{
+	struct run_ctx x;
+	memset(&x, 0, sizeof(x));
+	memset(sum, 0, sizeof(*sum));
+	x.o = o;
+	x.sum = sum;
+	int rc = nodus_plan_load(o->plan_path, &x.plan, diags);
+	if (rc)
+		return rc;
+	x.c = x.plan->campaign;
+	if (x.c->target.backend == NODUS_BACKEND_CUDA) {
+		const nodus_backend_ops *ops;
+		rc = nodus_backend_cuda_load(&ops, err);
+		if (rc)
+			goto out;
+	}
+	rc = nodus_store_open(o->db_path, &x.store, err);
+	if (rc)
+		goto out;
+	if (!o->resume && !o->only_aa) {
+		int attempts = 0, has_final = 0;
+		for (int p = 0; !rc && p < x.c->n_pairs; p++)
+			for (int c = 0; !rc && c < x.c->n_conditions && !attempts; c++)
+				rc = nodus_store_progress(x.store, x.plan->digest, x.c->pairs[p].id,
+							  x.c->conditions[c].name, &attempts,
+							  &has_final, err);
+		if (!rc && attempts) {
+			rc = NODUS_ERR(err, NODUS_EUSAGE,
+				       "'%s' already holds records of this plan; use --resume to "
+				       "continue it, or another database",
+				       o->db_path);
+			goto out;
+		}
+	}
+	if (rc || (rc = register_plan(&x, err)))
+		goto out;
+	if (o->cache_dir) {
+		snprintf(x.cache_dir, sizeof(x.cache_dir), "%s", o->cache_dir);
+	} else {
+		char tmp[1024];
+		snprintf(tmp, sizeof(tmp), "%s", o->db_path);
+		snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/nodus-cache", dirname(tmp));
+	}
+	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
+	x.bopts.cache_dir = x.cache_dir;
+	x.bopts.include_dir = x.include_dir;
+	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
+	int ran_any = 0;
+	for (int i = 0; i < x.c->n_conditions; i++) {
+		if (o->condition && strcmp(o->condition, x.c->conditions[i].name) != 0)
+			continue;
+		ran_any = 1;
+		if ((rc = run_condition(&x, &x.c->conditions[i], err)))
+			goto out;
+	}
+	if (!ran_any)
+		rc = NODUS_ERR(err, NODUS_EUSAGE, "the plan has no condition named '%s'",
+			       o->condition);
+out:
+	nodus_store_close(x.store);
+	nodus_plan_free(x.plan);
+	return rc;
+}

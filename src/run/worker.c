@@ -1,0 +1,959 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * worker.c: a worker process (see worker.h for the roles and protocol.h for
+ * the frames).
+ *
+ * Order of a measure worker, and why:
+ *   1. parse the job, open the backend, dlopen both solutions, check that
+ *      neither exports a name that would interpose on the harness;
+ *   2. allocate everything the run needs that does not depend on timing;
+ *   3. lock down (cpu): from here on a fork, exec, socket or open kills the
+ *      process with SIGSYS, which the orchestrator reports as REWARD_HACK;
+ *   4. setup functions, correctness trials (candidate first: nothing of the
+ *      reference has run in this process yet, so there is no leftover
+ *      reference output to reuse), the determinism repeat;
+ *   5. size the batch, fill the timing copies (one per call of a batch, so
+ *      no call inside a batch sees inputs another call saw), warm up;
+ *   6. rounds: per sample, perturb every copy anew, then candidate and
+ *      reference in random order, each after a cache flush; rechecks of
+ *      chosen samples by an extra untimed candidate call on copy 0;
+ *   7. final fresh trials, input checksums of the timing copies, DONE.
+ * ------------------------------------------------------------------------ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "common/common.h"
+#include "exec/exec.h"
+#include "judge/judge.h"
+#include "measure/stats.h"
+#include "run/protocol.h"
+#include "run/worker.h"
+
+#define RESULT_FD 3
+#define WORKSPACE_BYTES ((size_t)4 << 20)
+#define MAX_BATCH 100000
+#define MAX_TIMING_BYTES ((size_t)2 << 30)
+
+const char *const nodus_forbidden_exports[] = {
+	"clock_gettime", "gettimeofday", "time", "clock", "memcmp", "bcmp", "strcmp",
+	"fork", "dlopen", "dlsym", "cudaEventElapsedTime", "cudaEventRecord",
+	"cudaEventSynchronize", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+	"cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync",
+	"cudaCtxResetPersistingL2Cache", "cudaDeviceSetLimit", "cuEventElapsedTime",
+	NULL,
+};
+
+struct solution_handle {
+	void *dl;                 /* dlopen handle */
+	nodus_entry_fn entry;     /* the entry function */
+	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
+	char path[1024];          /* shared object path */
+};
+
+/* One set of device buffers for a call. */
+struct call_buffers {
+	void *in[NODUS_MAX_INPUTS];    /* device inputs */
+	void *out[NODUS_MAX_OUTPUTS];  /* device outputs */
+	nodus_tensor tin[NODUS_MAX_INPUTS];
+	nodus_tensor tout[NODUS_MAX_OUTPUTS];
+	nodus_call call;
+};
+
+struct worker {
+	const nodus_backend_ops *ops;
+	void *dev;                        /* backend context */
+	json_t *job;                      /* the job, owned */
+	int is_measure;                   /* role */
+	nodus_task task;
+	nodus_workload workload;
+	struct solution_handle ref, cand;
+	nodus_instance *instances;        /* job's instances */
+	int n_instances;
+	uint64_t perturb_seed;
+	const char *axis_names[NODUS_MAX_AXES];
+	int64_t axes[NODUS_MAX_AXES];     /* workload axes */
+	void *workspace;                  /* device workspace */
+	unsigned char *host_ws;           /* host pattern for the workspace */
+	uint64_t ws_counter;              /* varies the workspace pattern per call */
+	nodus_rng rng;                    /* order randomisation */
+	double device_s;                  /* time spent in solution calls + flushes */
+};
+
+/* ---- frames ---- */
+
+static void send_json(uint32_t type, json_t *obj)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	if (text)
+		nodus_ipc_write(RESULT_FD, type, text, strlen(text));
+	free(text);
+	json_decref(obj);
+}
+
+/* Reports a failure and returns the worker's exit status. */
+static int fail(const char *status, const char *guard, const char *stage, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(const char *status, const char *guard, const char *stage, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	send_json(NODUS_MSG_FAIL, json_pack("{s:s,s:s,s:s,s:s}", "status", status, "guard",
+					      guard ? guard : "", "stage", stage, "message", msg));
+	return 0;
+}
+
+static int fail_err(const char *status, const char *stage, const nodus_error *err)
+{
+	char line[1024];
+	nodus_error_format(err, line, sizeof(line));
+	return fail(status, "", stage, "%s", line);
+}
+
+/* ---- job parsing ---- */
+
+static uint64_t json_u64(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	if (json_is_string(v))
+		return strtoull(json_string_value(v), NULL, 10);
+	if (json_is_integer(v))
+		return (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int json_int(json_t *obj, const char *key, int dflt)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}
+
+static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *err)
+{
+	const char *so = json_string_value(json_object_get(spec, "so"));
+	const char *entry = json_string_value(json_object_get(spec, "entry"));
+	if (!so || !entry)
+		return NODUS_ERR(err, NODUS_EINVAL, "job names no shared object or entry");
+	snprintf(h->path, sizeof(h->path), "%s", so);
+	h->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!h->dl)
+		return NODUS_ERR(err, NODUS_ENOTFOUND, "cannot load '%s': %s", so, dlerror());
+	*(void **)&h->entry = dlsym(h->dl, entry);
+	if (!h->entry)
+		return NODUS_ERR(err, NODUS_ENOTFOUND, "'%s' does not export entry '%s'", so, entry);
+	char setup_name[NODUS_NAME_MAX + 8];
+	snprintf(setup_name, sizeof(setup_name), "%s_setup", entry);
+	*(void **)&h->setup = dlsym(h->dl, setup_name);
+	return 0;
+}
+
+/* Name of a forbidden symbol the shared object defines itself, or NULL. */
+static const char *interposed_symbol(const struct solution_handle *h)
+{
+	for (int i = 0; nodus_forbidden_exports[i]; i++) {
+		void *sym = dlsym(h->dl, nodus_forbidden_exports[i]);
+		Dl_info info;
+		if (sym && dladdr(sym, &info) && info.dli_fname &&
+		    strcmp(info.dli_fname, h->path) == 0)
+			return nodus_forbidden_exports[i];
+	}
+	return NULL;
+}
+
+static int parse_instances(struct worker *w)
+{
+	json_t *arr = json_object_get(w->job, "instances");
+	w->n_instances = (int)json_array_size(arr);
+	w->instances = calloc((size_t)w->n_instances + 1, sizeof(*w->instances));
+	if (!w->instances)
+		return NODUS_ENOMEM;
+	for (int i = 0; i < w->n_instances; i++) {
+		json_t *o = json_array_get(arr, (size_t)i);
+		nodus_instance *in = &w->instances[i];
+		in->id = i;
+		in->probe = json_int(o, "probe", 0);
+		in->variant = (uint32_t)json_int(o, "variant", 0);
+		in->copy = json_int(o, "copy", -1);
+		in->seed = json_u64(o, "seed");
+		json_t *s = json_object_get(o, "sample");
+		in->sample = json_is_integer(s) ? json_integer_value(s) : -1;
+	}
+	return 0;
+}
+
+static int parse_specs(struct worker *w, nodus_error *err)
+{
+	nodus_diags d = NODUS_DIAGS_INIT;
+	int rc = nodus_task_from_json(json_object_get(w->job, "task"), "<job>", NULL, &w->task, &d);
+	if (!rc)
+		rc = nodus_workload_from_json(json_object_get(w->job, "workload"), "<job>", NULL,
+					      &w->task, 1, &w->workload, &d);
+	if (rc) {
+		if (d.count)
+			*err = d.items[0];
+		else
+			NODUS_ERR(err, rc, "job holds an invalid task or workload");
+		nodus_diags_release(&d);
+		return rc ? rc : NODUS_EINVAL;
+	}
+	nodus_diags_release(&d);
+	w->workload.task = 0;
+	nodus__instance_axes(&w->task, &w->workload, 0, w->axes);
+	for (int a = 0; a < w->task.n_axes; a++)
+		w->axis_names[a] = w->task.axes[a].name;
+	return 0;
+}
+
+/* ---- buffers ---- */
+
+static void buffers_release(struct worker *w, struct call_buffers *b)
+{
+	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
+		if (b->in[i])
+			w->ops->free(w->dev, b->in[i]);
+	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+		if (b->out[o])
+			w->ops->free(w->dev, b->out[o]);
+	memset(b, 0, sizeof(*b));
+}
+
+static void fill_tensor(nodus_tensor *t, const nodus_tensor_spec *ts, const int64_t *axes,
+			void *data)
+{
+	memset(t, 0, sizeof(*t));
+	t->data = data;
+	t->dtype = ts->dtype;
+	t->ndim = ts->ndim;
+	for (int d = 0; d < ts->ndim; d++)
+		t->shape[d] = axes[ts->axis[d]];
+	t->numel = nodus__tensor_numel(ts, axes);
+	t->nbytes = t->numel * (int64_t)nodus_dtype_size(ts->dtype);
+	t->name = ts->name;
+}
+
+/* Allocates inputs (unless share_inputs) and outputs for the given axes. */
+static int buffers_alloc(struct worker *w, struct call_buffers *b, const int64_t *axes,
+			 int alloc_inputs, int64_t *axes_store, nodus_error *err)
+{
+	memset(b, 0, sizeof(*b));
+	const nodus_task *t = &w->task;
+	for (int i = 0; alloc_inputs && i < t->n_inputs; i++) {
+		size_t n = (size_t)nodus__tensor_numel(&t->inputs[i], axes) *
+			   nodus_dtype_size(t->inputs[i].dtype);
+		int rc = w->ops->alloc(w->dev, n, &b->in[i], err);
+		if (rc)
+			return rc;
+		fill_tensor(&b->tin[i], &t->inputs[i], axes, b->in[i]);
+	}
+	for (int o = 0; o < t->n_outputs; o++) {
+		size_t n = (size_t)nodus__tensor_numel(&t->outputs[o], axes) *
+			   nodus_dtype_size(t->outputs[o].dtype);
+		int rc = w->ops->alloc(w->dev, n, &b->out[o], err);
+		if (rc)
+			return rc;
+		fill_tensor(&b->tout[o], &t->outputs[o], axes, b->out[o]);
+	}
+	nodus_call *c = &b->call;
+	c->abi_version = NODUS_ABI_VERSION;
+	c->struct_size = sizeof(*c);
+	c->n_inputs = t->n_inputs;
+	c->n_outputs = t->n_outputs;
+	c->inputs = b->tin;
+	c->outputs = b->tout;
+	c->n_axes = t->n_axes;
+	c->axis_names = w->axis_names;
+	c->axis_values = axes_store;
+	c->stream = w->ops->stream(w->dev);
+	c->workspace = w->workspace;
+	c->workspace_bytes = w->workspace ? (int64_t)WORKSPACE_BYTES : 0;
+	return 0;
+}
+
+/* Writes a fresh pseudo-random pattern into the workspace so that a
+ * solution relying on leftover scratch contents becomes non-deterministic. */
+static int scramble_workspace(struct worker *w, nodus_error *err)
+{
+	if (!w->workspace)
+		return 0;
+	nodus_rng r;
+	nodus_rng_seed(&r, 0x5eed0000u + ++w->ws_counter);
+	uint64_t *p = (uint64_t *)w->host_ws;
+	for (size_t i = 0; i < WORKSPACE_BYTES / 8; i++)
+		p[i] = nodus_rng_next(&r);
+	return w->ops->upload(w->dev, w->workspace, w->host_ws, WORKSPACE_BYTES, err);
+}
+
+static int poison_outputs(struct worker *w, struct call_buffers *b, void *host, nodus_error *err)
+{
+	for (int o = 0; o < w->task.n_outputs; o++) {
+		nodus_judge_poison(host, b->tout[o].dtype, b->tout[o].numel);
+		int rc = w->ops->upload(w->dev, b->out[o], host, (size_t)b->tout[o].nbytes, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- one checked call ---- */
+
+struct host_set {
+	void *in[NODUS_MAX_INPUTS];   /* host inputs */
+	void *scratch;                /* largest output or input, host */
+	size_t scratch_bytes;
+};
+
+static void host_release(struct host_set *h)
+{
+	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
+		free(h->in[i]);
+	free(h->scratch);
+	memset(h, 0, sizeof(*h));
+}
+
+static int host_alloc(struct worker *w, struct host_set *h, const int64_t *axes)
+{
+	memset(h, 0, sizeof(*h));
+	size_t biggest = 64;
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		size_t n = (size_t)nodus__tensor_numel(&w->task.inputs[i], axes) *
+			   nodus_dtype_size(w->task.inputs[i].dtype);
+		h->in[i] = malloc(n ? n : 8);
+		if (!h->in[i])
+			return NODUS_ENOMEM;
+		if (n > biggest)
+			biggest = n;
+	}
+	for (int o = 0; o < w->task.n_outputs; o++) {
+		size_t n = (size_t)nodus__tensor_numel(&w->task.outputs[o], axes) *
+			   nodus_dtype_size(w->task.outputs[o].dtype);
+		if (n > biggest)
+			biggest = n;
+	}
+	h->scratch = malloc(biggest);
+	h->scratch_bytes = biggest;
+	return h->scratch ? 0 : NODUS_ENOMEM;
+}
+
+static int send_outputs(struct worker *w, struct call_buffers *b, void *host, int instance,
+			int role, int pass, nodus_error *err)
+{
+	for (int o = 0; o < w->task.n_outputs; o++) {
+		size_t n = (size_t)b->tout[o].nbytes;
+		int rc = w->ops->download(w->dev, host, b->out[o], n, err);
+		if (rc)
+			return rc;
+		nodus_msg_output hdr = {instance, o, role, pass, (int64_t)n};
+		nodus_buf frame = NODUS_BUF_INIT;
+		if (nodus_buf_add(&frame, &hdr, sizeof(hdr)) || nodus_buf_add(&frame, host, n)) {
+			nodus_buf_release(&frame);
+			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory sending an output");
+		}
+		rc = nodus_ipc_write(RESULT_FD, NODUS_MSG_OUTPUT, frame.data, frame.len);
+		nodus_buf_release(&frame);
+		if (rc)
+			return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	}
+	return 0;
+}
+
+static int send_input_checksums(struct worker *w, struct call_buffers *b, void *host, int instance,
+				nodus_error *err)
+{
+	struct {
+		nodus_msg_checksum hdr;
+		uint64_t sum[NODUS_MAX_INPUTS];
+	} msg;
+	memset(&msg, 0, sizeof(msg));
+	msg.hdr.instance = instance;
+	msg.hdr.n = w->task.n_inputs;
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		int rc = w->ops->download(w->dev, host, b->in[i], (size_t)b->tin[i].nbytes, err);
+		if (rc)
+			return rc;
+		msg.sum[i] = nodus_judge_checksum(host, (size_t)b->tin[i].nbytes);
+	}
+	size_t len = sizeof(msg.hdr) + (size_t)w->task.n_inputs * sizeof(uint64_t);
+	return nodus_ipc_write(RESULT_FD, NODUS_MSG_CHECKSUM, &msg, len) ? NODUS_EIO : 0;
+}
+
+/* Runs one solution on one instance with fresh buffers and reports its
+ * outputs (and, for the candidate, its post-call input checksums).
+ * Returns 0, a negative error, or 1 when the solution returned non-zero
+ * (reported as FAIL already). */
+static int run_instance(struct worker *w, struct solution_handle *s, int role,
+			const nodus_instance *in, int passes, nodus_error *err)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(&w->task, &w->workload, in->probe, axes);
+	struct call_buffers b;
+	struct host_set h;
+	int rc = host_alloc(w, &h, axes);
+	if (rc) {
+		host_release(&h);
+		return NODUS_ERR(err, rc, "out of memory for host inputs");
+	}
+	rc = buffers_alloc(w, &b, axes, 1, axes, err);
+	if (rc)
+		goto out;
+	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, h.in);
+	if (rc) {
+		NODUS_ERR(err, rc, "cannot draw inputs for instance %d", in->id);
+		goto out;
+	}
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		rc = w->ops->upload(w->dev, b.in[i], h.in[i], (size_t)b.tin[i].nbytes, err);
+		if (rc)
+			goto out;
+	}
+	for (int pass = 0; pass < passes; pass++) {
+		if ((rc = poison_outputs(w, &b, h.scratch, err)) || (rc = scramble_workspace(w, err)))
+			goto out;
+		int status = 0;
+		uint64_t t0 = nodus_now_ns();
+		rc = w->ops->call_sync(w->dev, s->entry, &b.call, &status, err);
+		w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
+		if (rc)
+			goto out;
+		if (status) {
+			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
+			     "entry returned %d on instance %d", status, in->id);
+			rc = 1;
+			goto out;
+		}
+		rc = send_outputs(w, &b, h.scratch, in->id, role, pass, err);
+		if (rc)
+			goto out;
+		if (role == NODUS_ROLE_CANDIDATE && pass == 0) {
+			rc = send_input_checksums(w, &b, h.scratch, in->id, err);
+			if (rc)
+				goto out;
+		}
+	}
+out:
+	buffers_release(w, &b);
+	host_release(&h);
+	return rc;
+}
+
+/* ---- timing ---- */
+
+struct timing_set {
+	int n_calls;                            /* copies = calls per batch cycle */
+	struct call_buffers *bufs;              /* n_calls sets (shared outputs) */
+	nodus_call *calls;                      /* n_calls calls */
+	nodus_perturbation *applied;            /* per copy: what is applied now */
+	void **pristine;                        /* per copy per input: host copies */
+	int has_applied;
+};
+
+static void timing_release(struct worker *w, struct timing_set *ts)
+{
+	for (int j = 0; ts->bufs && j < ts->n_calls; j++) {
+		for (int i = 0; i < NODUS_MAX_INPUTS; i++)
+			if (ts->bufs[j].in[i])
+				w->ops->free(w->dev, ts->bufs[j].in[i]);
+		if (j == 0)
+			for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+				if (ts->bufs[0].out[o])
+					w->ops->free(w->dev, ts->bufs[0].out[o]);
+	}
+	for (int j = 0; ts->pristine && j < ts->n_calls * NODUS_MAX_INPUTS; j++)
+		free(ts->pristine[j]);
+	free(ts->pristine);
+	free(ts->bufs);
+	free(ts->calls);
+	free(ts->applied);
+	memset(ts, 0, sizeof(*ts));
+}
+
+static nodus_instance copy_instance(uint64_t copy_seed_base, int j, int64_t sample)
+{
+	nodus_instance in = {0};
+	in.id = -1;
+	in.copy = j;
+	in.seed = nodus_judge_trial_seed(copy_seed_base, 0xc0b1e5, (uint64_t)j);
+	in.sample = sample;
+	return in;
+}
+
+static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, uint64_t copy_base,
+			nodus_error *err)
+{
+	memset(ts, 0, sizeof(*ts));
+	ts->n_calls = n_calls;
+	ts->bufs = calloc((size_t)n_calls, sizeof(*ts->bufs));
+	ts->calls = calloc((size_t)n_calls, sizeof(*ts->calls));
+	ts->applied = calloc((size_t)n_calls, sizeof(*ts->applied));
+	ts->pristine = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(void *));
+	if (!ts->bufs || !ts->calls || !ts->applied || !ts->pristine)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
+	for (int j = 0; j < n_calls; j++) {
+		struct call_buffers *b = &ts->bufs[j];
+		int rc = buffers_alloc(w, b, w->axes, 1, w->axes, err);
+		if (rc)
+			return rc;
+		if (j > 0) { /* outputs are shared by all copies */
+			for (int o = 0; o < w->task.n_outputs; o++) {
+				w->ops->free(w->dev, b->out[o]);
+				b->out[o] = NULL;
+				b->tout[o] = ts->bufs[0].tout[o];
+			}
+		}
+		nodus_instance in = copy_instance(copy_base, j, -1);
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			ts->pristine[j * NODUS_MAX_INPUTS + i] = malloc((size_t)b->tin[i].nbytes + 8);
+			if (!ts->pristine[j * NODUS_MAX_INPUTS + i])
+				return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
+		}
+		rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed,
+					  &ts->pristine[j * NODUS_MAX_INPUTS]);
+		if (rc)
+			return NODUS_ERR(err, rc, "cannot draw timing inputs");
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			rc = w->ops->upload(w->dev, b->in[i], ts->pristine[j * NODUS_MAX_INPUTS + i],
+					    (size_t)b->tin[i].nbytes, err);
+			if (rc)
+				return rc;
+		}
+		ts->calls[j] = b->call;
+		ts->calls[j].outputs = ts->bufs[0].tout;
+	}
+	return 0;
+}
+
+/* Undoes the perturbation applied to every copy, then applies sample k's. */
+static int perturb_copies(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
+			  nodus_error *err)
+{
+	for (int j = 0; j < ts->n_calls; j++) {
+		struct call_buffers *b = &ts->bufs[j];
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+			const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
+			for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++) {
+				size_t off = (size_t)ts->applied[j].index[i][e] * es;
+				int rc = w->ops->upload(w->dev, (char *)b->in[i] + off, orig + off, es, err);
+				if (rc)
+					return rc;
+			}
+		}
+		nodus_instance in = copy_instance(copy_base, j, k);
+		int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed,
+					     &ts->applied[j]);
+		if (rc)
+			return NODUS_ERR(err, rc, "cannot draw a perturbation");
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+			for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+				size_t off = (size_t)ts->applied[j].index[i][e] * es;
+				rc = w->ops->upload(w->dev, (char *)b->in[i] + off,
+						    ts->applied[j].value[i][e], es, err);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	ts->has_applied = 1;
+	return 0;
+}
+
+/* Checks that the timing copies hold exactly what the harness put there. */
+static int copies_intact(struct worker *w, struct timing_set *ts, void *host, size_t host_bytes,
+			 int *intact, nodus_error *err)
+{
+	*intact = 1;
+	for (int j = 0; j < ts->n_calls; j++) {
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			size_t n = (size_t)ts->bufs[j].tin[i].nbytes;
+			size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+			if (n > host_bytes)
+				return NODUS_ERR(err, NODUS_EINTERNAL, "scratch too small");
+			int rc = w->ops->download(w->dev, host, ts->bufs[j].in[i], n, err);
+			if (rc)
+				return rc;
+			unsigned char *expect = ts->pristine[j * NODUS_MAX_INPUTS + i];
+			for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++)
+				memcpy((unsigned char *)host + (size_t)ts->applied[j].index[i][e] * es,
+				       expect + (size_t)ts->applied[j].index[i][e] * es, es);
+			if (memcmp(host, expect, n) != 0)
+				*intact = 0;
+		}
+	}
+	return 0;
+}
+
+static int timed_sample(struct worker *w, struct timing_set *ts, struct solution_handle *s,
+			int batch, int flush, nodus_timing *out, nodus_error *err)
+{
+	uint64_t t0 = nodus_now_ns();
+	int rc = flush ? w->ops->flush(w->dev, err) : 0;
+	if (!rc)
+		rc = w->ops->time_batch(w->dev, s->entry, ts->calls, ts->n_calls, batch, out, err);
+	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
+	return rc;
+}
+
+static int wait_command(char *cmd)
+{
+	nodus_buf b = NODUS_BUF_INIT;
+	uint32_t type = 0;
+	int rc = nodus_ipc_read(0, &type, &b, 0);
+	*cmd = (!rc && type == NODUS_MSG_CMD && b.len) ? b.data[0] : 's';
+	nodus_buf_release(&b);
+	return rc;
+}
+
+/* Picks a batch so one sample of the faster solution lasts min_sample_ns. */
+static int size_batch(struct worker *w, struct timing_set *ts, int64_t min_sample_ns, int *batch,
+		      nodus_error *err)
+{
+	nodus_timing tr, tc;
+	int rc;
+	for (int i = 0; i < 2; i++) { /* first calls pay page faults and lazy binding */
+		if ((rc = timed_sample(w, ts, &w->ref, 1, 0, &tr, err)) ||
+		    (rc = timed_sample(w, ts, &w->cand, 1, 0, &tc, err)))
+			return rc;
+	}
+	if (tr.call_status || tc.call_status)
+		return 1;
+	int64_t fastest = tr.event_ns < tc.event_ns ? tr.event_ns : tc.event_ns;
+	if (fastest < 1)
+		fastest = 1;
+	int64_t b = (min_sample_ns + fastest - 1) / fastest;
+	*batch = (int)(b < 1 ? 1 : b > MAX_BATCH ? MAX_BATCH : b);
+	return 0;
+}
+
+static int warm_up(struct worker *w, struct timing_set *ts, int batch, json_t *timing,
+		   nodus_error *err)
+{
+	int min_calls = json_int(timing, "warmup_calls", 3);
+	double min_ms = json_real_value(json_object_get(timing, "warmup_ms"));
+	uint64_t start = nodus_now_ns();
+	int done = 0;
+	while (done < min_calls || (double)(nodus_now_ns() - start) * 1e-6 < min_ms) {
+		nodus_timing t;
+		int rc = timed_sample(w, ts, &w->ref, batch, 0, &t, err);
+		if (!rc)
+			rc = timed_sample(w, ts, &w->cand, batch, 0, &t, err);
+		if (rc)
+			return rc;
+		if (++done > 100000)
+			break;
+	}
+	return 0;
+}
+
+/* Runs an extra untimed candidate call on copy 0 (already perturbed for
+ * sample k) and sends its outputs as the recheck instance. */
+static int recheck_call(struct worker *w, struct timing_set *ts, int instance, void *host,
+			nodus_error *err)
+{
+	struct call_buffers view = ts->bufs[0];
+	int rc = poison_outputs(w, &view, host, err);
+	if (rc)
+		return rc;
+	int status = 0;
+	rc = w->ops->call_sync(w->dev, w->cand.entry, &ts->calls[0], &status, err);
+	if (rc)
+		return rc;
+	if (status)
+		return fail("RUNTIME_ERROR", "", "recheck", "entry returned %d during timing", status),
+		       1;
+	return send_outputs(w, &view, host, instance, NODUS_ROLE_CANDIDATE, 0, err);
+}
+
+static int recheck_instance_for(json_t *rechecks, int64_t k)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(rechecks, i, r)
+	{
+		if (json_integer_value(json_object_get(r, "sample")) == k)
+			return (int)json_integer_value(json_object_get(r, "instance"));
+	}
+	return -1;
+}
+
+static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t *timing,
+		      uint64_t copy_base, void *host, size_t host_bytes, int *rounds_out,
+		      nodus_error *err)
+{
+	int spr = json_int(timing, "samples_per_round", 3);
+	int max_rounds = json_int(timing, "max_rounds", 30);
+	int flush = json_int(timing, "flush", 1);
+	json_t *rechecks = json_object_get(w->job, "recheck");
+	nodus_sample *samples = calloc((size_t)spr * 2, sizeof(*samples));
+	if (!samples)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for samples");
+	int rc = 0;
+	int r;
+	for (r = 0; r < max_rounds; r++) {
+		int n = 0;
+		for (int s = 0; s < spr; s++) {
+			int64_t k = (int64_t)r * spr + s;
+			if ((rc = perturb_copies(w, ts, copy_base, k, err)))
+				goto out;
+			int cand_first = (int)nodus_rng_below(&w->rng, 2);
+			for (int turn = 0; turn < 2; turn++) {
+				int role = (turn == 0) == cand_first ? NODUS_ROLE_CANDIDATE
+								     : NODUS_ROLE_REFERENCE;
+				struct solution_handle *sol = role ? &w->cand : &w->ref;
+				nodus_timing t;
+				if ((rc = timed_sample(w, ts, sol, batch, flush, &t, err)))
+					goto out;
+				if (t.call_status) {
+					fail("RUNTIME_ERROR", "", "timing", "%s returned %d while timed",
+					     role ? "candidate" : "reference", t.call_status);
+					rc = 1;
+					goto out;
+				}
+				nodus_sample *smp = &samples[n++];
+				memset(smp, 0, sizeof(*smp));
+				smp->round = r;
+				smp->seq = s * 2 + turn;
+				smp->role = role;
+				smp->copy = (int32_t)((batch - 1) % ts->n_calls);
+				smp->batch = batch;
+				smp->ns = t.event_ns / batch;
+				smp->host_ns = t.host_ns / batch;
+				smp->sm_clock_mhz = t.sm_clock_mhz;
+				if (t.host_ns > 0 && t.event_ns * 2 < t.host_ns &&
+				    t.host_ns - t.event_ns > 20000)
+					smp->flags |= NODUS_SAMPLE_HOST_GAP;
+			}
+			int rid = recheck_instance_for(rechecks, k);
+			if (rid >= 0 && (rc = recheck_call(w, ts, rid, host, err)))
+				goto out;
+		}
+		nodus_buf frame = NODUS_BUF_INIT;
+		nodus_msg_round hdr = {r, n};
+		nodus_buf_add(&frame, &hdr, sizeof(hdr));
+		nodus_buf_add(&frame, samples, sizeof(*samples) * (size_t)n);
+		rc = nodus_ipc_write(RESULT_FD, NODUS_MSG_ROUND, frame.data, frame.len);
+		nodus_buf_release(&frame);
+		if (rc) {
+			rc = NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+			goto out;
+		}
+		char cmd;
+		if (wait_command(&cmd) || cmd != 'c') {
+			r++;
+			break;
+		}
+	}
+	int intact;
+	if ((rc = copies_intact(w, ts, host, host_bytes, &intact, err)))
+		goto out;
+	if (!intact) {
+		fail("INPUT_MUTATED", "timing_copy_checksum", "timing",
+		     "the timing input copies changed while the candidate ran");
+		rc = 1;
+	}
+out:
+	*rounds_out = r;
+	free(samples);
+	return rc;
+}
+
+static int measure_timing(struct worker *w, nodus_error *err)
+{
+	json_t *timing = json_object_get(w->job, "timing");
+	uint64_t copy_base = json_u64(timing, "copy_seed");
+	int copies = json_int(timing, "input_copies", 4);
+	int64_t min_sample_ns = json_integer_value(json_object_get(timing, "min_sample_ns"));
+
+	struct timing_set probe_set;
+	int rc = timing_alloc(w, &probe_set, 1, copy_base, err);
+	int batch = 1;
+	if (!rc)
+		rc = size_batch(w, &probe_set, min_sample_ns, &batch, err);
+	timing_release(w, &probe_set);
+	if (rc == 1)
+		return fail("RUNTIME_ERROR", "", "timing", "a solution returned an error while sized"),
+		       1;
+	if (rc)
+		return rc;
+
+	size_t set_bytes = 0;
+	for (int i = 0; i < w->task.n_inputs; i++)
+		set_bytes += (size_t)nodus__tensor_numel(&w->task.inputs[i], w->axes) *
+			     nodus_dtype_size(w->task.inputs[i].dtype);
+	int n_calls = batch > copies ? batch : copies;
+	if (n_calls > 64)
+		n_calls = 64;
+	while (n_calls > 1 && set_bytes * (size_t)n_calls > MAX_TIMING_BYTES)
+		n_calls--;
+
+	struct timing_set ts;
+	struct host_set h;
+	int rounds = 0;
+	rc = host_alloc(w, &h, w->axes);
+	if (!rc)
+		rc = timing_alloc(w, &ts, n_calls, copy_base, err);
+	else
+		NODUS_ERR(err, rc, "out of memory for timing");
+	if (!rc)
+		rc = warm_up(w, &ts, batch, timing, err);
+	if (!rc)
+		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &rounds,
+				err);
+	timing_release(w, &ts);
+	host_release(&h);
+	if (!rc) {
+		json_object_set_new(timing, "batch_used", json_integer(batch));
+		json_object_set_new(timing, "calls_per_cycle", json_integer(n_calls));
+		json_object_set_new(timing, "rounds_run", json_integer(rounds));
+	}
+	return rc;
+}
+
+/* ---- roles ---- */
+
+static int run_list(struct worker *w, struct solution_handle *s, int role, const char *key,
+		    int passes_for_det, nodus_error *err)
+{
+	json_t *ids = json_object_get(w->job, key);
+	int det = json_int(w->job, "determinism", -1);
+	size_t i;
+	json_t *v;
+	json_array_foreach(ids, i, v)
+	{
+		int id = (int)json_integer_value(v);
+		if (id < 0 || id >= w->n_instances)
+			return NODUS_ERR(err, NODUS_EINVAL, "job names instance %d of %d", id,
+					 w->n_instances);
+		int passes = (passes_for_det && id == det) ? 2 : 1;
+		int rc = run_instance(w, s, role, &w->instances[id], passes, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int setup_solution(struct solution_handle *s, const char *who)
+{
+	if (!s->setup)
+		return 0;
+	nodus_call empty = {0};
+	empty.abi_version = NODUS_ABI_VERSION;
+	empty.struct_size = sizeof(empty);
+	int rc = s->setup(&empty);
+	if (rc)
+		return fail("RUNTIME_ERROR", "", "setup", "%s setup returned %d", who, rc), 1;
+	return 0;
+}
+
+static int worker_run(struct worker *w, nodus_error *err)
+{
+	const char *backend = json_string_value(json_object_get(w->job, "backend"));
+	int rc;
+	if (backend && strcmp(backend, "cuda") == 0) {
+		if ((rc = nodus_backend_cuda_load(&w->ops, err)))
+			return fail_err("LOAD_ERROR", "backend", err), 1;
+	} else {
+		w->ops = nodus_backend_cpu();
+	}
+	if ((rc = w->ops->open(&w->dev, err)))
+		return fail_err("LOAD_ERROR", "backend", err), 1;
+	if ((rc = parse_specs(w, err)) || (rc = parse_instances(w)))
+		return rc;
+	w->perturb_seed = json_u64(w->job, "perturb_seed");
+	nodus_rng_seed(&w->rng, json_u64(w->job, "order_seed"));
+
+	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
+		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
+	if (w->is_measure &&
+	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
+		return fail_err("LOAD_ERROR", "load", err), 1;
+	const char *bad = w->is_measure ? interposed_symbol(&w->cand) : NULL;
+	if (bad)
+		return fail("REWARD_HACK", "symbol_interposition", "load",
+			    "candidate exports '%s', which would interpose on the harness", bad),
+		       1;
+
+	if ((rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)))
+		return rc;
+	w->host_ws = malloc(WORKSPACE_BYTES);
+	if (!w->host_ws)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the workspace");
+
+	char *fp = NULL;
+	if ((rc = w->ops->fingerprint(w->dev, &fp, err)))
+		return rc;
+	json_t *fpj = json_loads(fp, 0, NULL);
+	free(fp);
+	send_json(NODUS_MSG_READY, json_pack("{s:o*}", "fingerprint", fpj));
+
+	if (json_int(w->job, "lockdown", 0) && (rc = nodus_sandbox_lock_down(err)))
+		return rc;
+
+	if (!w->is_measure) {
+		if ((rc = setup_solution(&w->ref, "reference")))
+			return rc;
+		if ((rc = run_list(w, &w->ref, NODUS_ROLE_REFERENCE, "oracle", 1, err)))
+			return rc;
+	} else {
+		if ((rc = setup_solution(&w->cand, "candidate")) ||
+		    (rc = setup_solution(&w->ref, "reference")))
+			return rc;
+		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "trials", 1, err)))
+			return rc;
+		/* wait until the orchestrator has judged correctness */
+		char cmd;
+		if (wait_command(&cmd) || cmd != 'c')
+			return 0;
+		if ((rc = measure_timing(w, err)))
+			return rc;
+		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "final", 0, err)))
+			return rc;
+	}
+	json_t *timing = json_object_get(w->job, "timing");
+	send_json(NODUS_MSG_DONE,
+		  json_pack("{s:f,s:O*}", "device_s", w->device_s, "timing", timing));
+	return 0;
+}
+
+int nodus_worker_main(void)
+{
+	struct worker w;
+	memset(&w, 0, sizeof(w));
+	nodus_error err;
+	memset(&err, 0, sizeof(err));
+	nodus_buf frame = NODUS_BUF_INIT;
+	uint32_t type = 0;
+	if (nodus_ipc_read(0, &type, &frame, 0) || type != NODUS_MSG_JOB) {
+		nodus_buf_release(&frame);
+		return fail("CRASH", "", "job", "no job frame on stdin"), 2;
+	}
+	json_error_t jerr;
+	w.job = json_loadb(frame.data, frame.len, 0, &jerr);
+	nodus_buf_release(&frame);
+	if (!w.job)
+		return fail("CRASH", "", "job", "unreadable job: %s", jerr.text), 2;
+	const char *role = json_string_value(json_object_get(w.job, "role"));
+	w.is_measure = role && strcmp(role, "measure") == 0;
+
+	int rc = worker_run(&w, &err);
+	if (rc < 0)
+		fail_err(rc == NODUS_ECUDA ? "RUNTIME_ERROR" : "CRASH", "worker", &err);
+	/* Solutions stay loaded: unloading code a candidate may still run on
+	 * another thread is worse than leaking at exit. */
+	if (w.dev)
+		w.ops->close(w.dev);
+	free(w.instances);
+	free(w.host_ws);
+	json_decref(w.job);
+	return 0;
+}

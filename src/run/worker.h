@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * worker.h: the worker side of a pair evaluation (`nodus __worker`).
+ *
+ * A worker is a separate process started by the orchestrator. It reads one
+ * JOB frame from fd 0, loads the solution shared objects named in it, opens
+ * its backend, locks itself down (cpu: seccomp), and then runs its role:
+ *   oracle:  the reference only, on every instance of the job; sends the
+ *            outputs (and checks the reference writes all of them and is
+ *            deterministic);
+ *   measure: candidate correctness trials, the interleaved timing rounds
+ *            (waiting for "continue"/"stop" after each round), rechecks of
+ *            chosen timed samples and the final fresh trials.
+ * Everything it learns goes back as frames on fd 3 (protocol.h). It never
+ * writes records; a crash, hang or kill of the worker is the orchestrator's
+ * to classify.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_WORKER_H
+#define NODUS_WORKER_H
+
+/* Runs the worker; returns the process exit status (0 after DONE or FAIL). */
+int nodus_worker_main(void);
+
+/* Exported names a solution must not define: defining one would interpose
+ * on the harness's clocks or comparisons in a naive in-process harness. */
+extern const char *const nodus_forbidden_exports[];
+
+#endif
