@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
 	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"report", nodus_cmd_report, 0, "agreement of labels with the baseline, false-fast pairs, cost"},
 	{"run", nodus_cmd_run, 0, "evaluate every pair of a sealed plan under every condition"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };

@@ -418,10 +418,10 @@ static int plan_pairs(nodus_store *s, const char *digest, json_t *plan, nodus_er
 		const char *id = member_str(p, "id"), *task = member_str(p, "task");
 		const char *wl = member_str(p, "workload"), *cand = member_str(p, "candidate");
 		const char *ref = member_str(p, "reference");
+		/* An incomplete entry is left to nodus_store_put_pair(), which the
+		 * caller uses with the resolved campaign. */
 		if (!id || !task || !wl || !cand || !ref)
-			return NODUS_ERR_AT(err, NODUS_EPARSE, s->path, 0, 0, "$.pairs",
-					    "plan %s: pair %zu lacks one of id, task, workload, "
-					    "candidate, reference", digest, i);
+			continue;
 		int rc = nodus_store_put_pair(s, digest, id, task, wl, cand, ref,
 					      member_str(p, "candidate_hash"),
 					      member_str(p, "reference_hash"),
@@ -440,8 +440,7 @@ static int plan_conditions(nodus_store *s, const char *digest, json_t *plan, nod
 	json_array_foreach(conds, i, c) {
 		const char *name = member_str(c, "name"), *kind = member_str(c, "kind");
 		if (!name || !kind)
-			return NODUS_ERR_AT(err, NODUS_EPARSE, s->path, 0, 0, "$.conditions",
-					    "plan %s: condition %zu lacks name or kind", digest, i);
+			continue; /* left to nodus_store_put_condition() */
 		char *params = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
 		if (!params)
 			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");

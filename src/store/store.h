@@ -92,8 +92,14 @@ int nodus_store_latest_version(void);
 /* Current schema version of an open store. */
 int nodus_store_schema_version(nodus_store *s);
 
-/* Stores the plan (digest, name, the plan JSON text) and its pairs and
- * conditions; a no-op if this digest is already there. */
+/* Stores the plan (digest, name, the plan JSON text) and, from its
+ * "pairs" (id, task, workload, candidate, reference, candidate_hash,
+ * reference_hash, expect) and "conditions" (name, kind; the whole object
+ * as params) arrays, its pairs and conditions; entries lacking a required
+ * string are skipped (store them with put_pair/put_condition). A no-op if
+ * this digest is already there. NODUS_EPARSE if plan_json is not a JSON
+ * object. put_pair, put_condition and put_target are no-ops for a key
+ * already present. */
 int nodus_store_put_plan(nodus_store *s, const char *digest, const char *name,
 			 const char *plan_json, nodus_error *err);
 int nodus_store_put_pair(nodus_store *s, const char *digest, const char *pair_id,
