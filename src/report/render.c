@@ -97,14 +97,18 @@ static void text_matrix(const json_t *c, const char *base, nodus_buf *b)
 	const json_t *cats = json_object_get(m, "categories"), *rows = json_object_get(m, "counts");
 	size_t i, j;
 	json_t *x, *row;
-	nodus_buf_addf(b, "  matrix (rows: %s, columns: %s)\n  %-20s", base, str(c, "name"), "");
+	int w = 6;
 	json_array_foreach(cats, i, x)
-		nodus_buf_addf(b, " %19s", json_string_value(x));
+		if ((int)strlen(json_string_value(x)) > w)
+			w = (int)strlen(json_string_value(x));
+	nodus_buf_addf(b, "  matrix (rows: %s, columns: %s)\n    %-*s", base, str(c, "name"), w, "");
+	json_array_foreach(cats, i, x)
+		nodus_buf_addf(b, " %*s", w, json_string_value(x));
 	nodus_buf_adds(b, "\n");
 	json_array_foreach(rows, i, row) {
-		nodus_buf_addf(b, "  %-20s", json_string_value(json_array_get(cats, i)));
+		nodus_buf_addf(b, "    %-*s", w, json_string_value(json_array_get(cats, i)));
 		json_array_foreach(row, j, x)
-			nodus_buf_addf(b, " %19" JSON_INTEGER_FORMAT, json_integer_value(x));
+			nodus_buf_addf(b, " %*" JSON_INTEGER_FORMAT, w, json_integer_value(x));
 		nodus_buf_adds(b, "\n");
 	}
 }
