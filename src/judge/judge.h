@@ -43,7 +43,8 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 		     const int64_t *axis_values, unsigned variant, uint64_t seed,
 		     uint32_t tensor_index);
 
-/* Writes the poison pattern over nbytes of data of dtype. */
+/* Writes the poison pattern over numel elements of data of dtype;
+ * nothing for an unknown dtype. */
 void nodus_judge_poison(void *data, int dtype, int64_t numel);
 
 /* 64-bit checksum of bytes (for input mutation detection). */
@@ -51,9 +52,11 @@ uint64_t nodus_judge_checksum(const void *data, size_t nbytes);
 
 typedef struct nodus_check {
 	int status;              /* NODUS_STATUS_OK or the failure status */
-	char guard[64];          /* guard that fired: "unwritten_output", "tolerance", "nan_mismatch", "constant_output", ... */
-	double max_abs_err;      /* over compared elements */
-	double max_rel_err;
+	char guard[64];          /* guard that fired, "" if none: "reference_unwritten",
+				  * "unwritten_output", "nan_inf_mismatch", "constant_output",
+				  * "tolerance", "max_error_cap" (docs/judge.md) */
+	double max_abs_err;      /* largest |out-ref| over finite compared pairs */
+	double max_rel_err;      /* largest |out-ref|/|ref| over those with ref != 0 */
 	double matched_ratio;    /* share of elements within tolerance */
 	int64_t n_unwritten;     /* elements still holding poison */
 	int64_t n_bad;           /* elements outside tolerance */
@@ -66,7 +69,11 @@ typedef struct nodus_check {
  * |out-ref| <= atol + rtol*|ref| on at least matched_ratio of elements and
  * nowhere above max_error_cap -> else INCORRECT_NUMERICAL; a constant
  * output where the reference varies -> REWARD_HACK "constant_output".
- * res is always filled. Returns res->status. */
+ * A float32/float64 reference still holding the poison -> INVALID_REFERENCE
+ * "reference_unwritten". Guards run in the order of docs/judge.md.
+ * res is always filled. Returns res->status, or NODUS_EINVAL (also put in
+ * res->status, guard "invalid_arguments") for an unknown dtype, a negative
+ * numel, a missing buffer or an invalid tolerance. */
 int nodus_judge_compare(const char *name, const void *out, const void *ref, int dtype,
 			int64_t numel, const nodus_tolerance *tol, nodus_check *res);
 

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * compare.c: nodus_judge_compare(), the correctness guards applied to one
+ * output tensor against the oracle's output for the same inputs.
+ *
+ * One pass over the elements gathers every count; the guards are then
+ * decided in a fixed order and the first that fires is reported (the order
+ * is part of the contract, see docs/judge.md):
+ *
+ *   0. reference_unwritten  INVALID_REFERENCE    float32/64 only
+ *   1. unwritten_output     INCORRECT_SHAPE
+ *   2. nan_inf_mismatch     INCORRECT_NUMERICAL
+ *   3. constant_output      REWARD_HACK          before tolerance, so a
+ *                                                loose tolerance cannot
+ *                                                hide a constant output
+ *   4. tolerance            INCORRECT_NUMERICAL  matched ratio too low
+ *   5. max_error_cap        INCORRECT_NUMERICAL
+ *
+ * An element is unwritten when it still holds the exact poison bits and
+ * the reference element does not. For float16, bfloat16 and the integer
+ * types the poison pattern is an ordinary value (0xa5a5 is about -0.0222
+ * in float16, 165 in uint8), so an element whose correct value is the
+ * pattern cannot be told from an unwritten one; it is counted as written,
+ * since its value is right. For float32/float64 the poison is a NaN with
+ * a payload no arithmetic produces from the judge's (finite) inputs, so a
+ * reference holding it was itself not written (guard 0).
+ * ------------------------------------------------------------------------ */
+#include "judge/judge.h"
+#include "judge/judge-internal.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counts and first offenders gathered in one pass. */
+typedef struct scan {
+	int64_t n_ref_poison;      /* float32/64 reference elements still poisoned */
+	int64_t first_ref_poison;  /* index of the first, -1 if none */
+	int64_t n_unwritten;       /* output elements still poisoned */
+	int64_t first_unwritten;   /* index of the first, -1 if none */
+	int64_t n_nan;             /* NaN/Inf mismatches */
+	int64_t first_nan;         /* index of the first, -1 if none */
+	int64_t n_bad;             /* outside atol + rtol*|ref|, NaN/Inf mismatches included */
+	int64_t first_bad;         /* index of the first, -1 if none */
+	int64_t n_cap;             /* error above max_error_cap */
+	int64_t first_cap;         /* index of the first, -1 if none */
+	int64_t first_ref_change;  /* first index whose reference differs from element 0, -1 if none */
+	int out_constant;          /* 1 while every output element equals element 0 */
+	double max_abs;            /* largest |out - ref| over finite pairs */
+	double max_rel;            /* largest |out - ref| / |ref| over finite pairs with ref != 0 */
+} scan;
+
+static void scan_init(scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->first_ref_poison = s->first_unwritten = s->first_nan = -1;
+	s->first_bad = s->first_cap = s->first_ref_change = -1;
+	s->out_constant = 1;
+}
+
+static void note(int64_t *count, int64_t *first, int64_t i)
+{
+	if ((*count)++ == 0)
+		*first = i;
+}
+
+static int holds_poison(const void *data, int dtype, int64_t i)
+{
+	size_t size = nodus__judge_dtype_size(dtype);
+	const unsigned char *p = (const unsigned char *)data + (size_t)i * size;
+	if (dtype == NODUS_DTYPE_FLOAT32) {
+		uint32_t w;
+		memcpy(&w, p, 4);
+		return w == NODUS_POISON_F32;
+	}
+	if (dtype == NODUS_DTYPE_FLOAT64) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		return w == NODUS_POISON_F64;
+	}
+	for (size_t k = 0; k < size; k++)
+		if (p[k] != NODUS_POISON_BYTE)
+			return 0;
+	return 1;
+}
+
+static int same_value(double x, double y)
+{
+	return x == y || (isnan(x) && isnan(y));
+}
+
+/* Error of one finite pair against the tolerance and the cap. */
+static void score(scan *s, const nodus_tolerance *tol, int64_t i, double err, double ref_abs)
+{
+	if (err > s->max_abs)
+		s->max_abs = err;
+	if (ref_abs > 0.0 && err / ref_abs > s->max_rel)
+		s->max_rel = err / ref_abs;
+	if (!(err <= tol->atol + tol->rtol * ref_abs))
+		note(&s->n_bad, &s->first_bad, i);
+	if (tol->max_error_cap >= 0.0 && err > tol->max_error_cap)
+		note(&s->n_cap, &s->first_cap, i);
+}
+
+static void scan_float(scan *s, const void *out, const void *ref, int dtype, int64_t numel,
+		       const nodus_tolerance *tol)
+{
+	int poison_is_nan = dtype == NODUS_DTYPE_FLOAT32 || dtype == NODUS_DTYPE_FLOAT64;
+	double out0 = nodus_judge_load(out, dtype, 0);
+	double ref0 = nodus_judge_load(ref, dtype, 0);
+	for (int64_t i = 0; i < numel; i++) {
+		int ref_poisoned = holds_poison(ref, dtype, i);
+		if (ref_poisoned && poison_is_nan) {
+			note(&s->n_ref_poison, &s->first_ref_poison, i);
+			continue;
+		}
+		if (!ref_poisoned && holds_poison(out, dtype, i)) {
+			note(&s->n_unwritten, &s->first_unwritten, i);
+			continue;
+		}
+		double o = nodus_judge_load(out, dtype, i);
+		double r = nodus_judge_load(ref, dtype, i);
+		if (s->out_constant && !same_value(o, out0))
+			s->out_constant = 0;
+		if (s->first_ref_change < 0 && !same_value(r, ref0))
+			s->first_ref_change = i;
+		if (!isfinite(o) || !isfinite(r)) {
+			if (!same_value(o, r)) {
+				note(&s->n_nan, &s->first_nan, i);
+				note(&s->n_bad, &s->first_bad, i);
+			}
+			continue;
+		}
+		score(s, tol, i, fabs(o - r), fabs(r));
+	}
+}
+
+static void scan_int(scan *s, const void *out, const void *ref, int dtype, int64_t numel,
+		     const nodus_tolerance *tol)
+{
+	int64_t out0 = nodus__judge_load_int(out, dtype, 0);
+	int64_t ref0 = nodus__judge_load_int(ref, dtype, 0);
+	for (int64_t i = 0; i < numel; i++) {
+		if (!holds_poison(ref, dtype, i) && holds_poison(out, dtype, i)) {
+			note(&s->n_unwritten, &s->first_unwritten, i);
+			continue;
+		}
+		int64_t o = nodus__judge_load_int(out, dtype, i);
+		int64_t r = nodus__judge_load_int(ref, dtype, i);
+		if (o != out0)
+			s->out_constant = 0;
+		if (s->first_ref_change < 0 && r != ref0)
+			s->first_ref_change = i;
+		/* The exact distance, so that distinct int64 values above 2^53
+		 * never compare equal through a double. */
+		uint64_t d = o >= r ? (uint64_t)o - (uint64_t)r : (uint64_t)r - (uint64_t)o;
+		score(s, tol, i, (double)d, fabs((double)r));
+	}
+}
+
+/* Writes one element of data in its dtype's natural notation. */
+static void format_value(char *buf, size_t size, const void *data, int dtype, int64_t i)
+{
+	if (!nodus__judge_dtype_is_float(dtype)) {
+		snprintf(buf, size, "%" PRId64, nodus__judge_load_int(data, dtype, i));
+		return;
+	}
+	/* The shortest %g that reads back as the same value of the dtype:
+	 * "0.501", not float32's "0.500999987". */
+	double v = nodus_judge_load(data, dtype, i);
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, v);
+		if (!isfinite(v) || nodus__judge_round(dtype, strtod(buf, NULL)) == v)
+			return;
+	}
+}
+
+/* Context of one call, for the verdict helpers. */
+typedef struct compare_args {
+	const char *name;          /* tensor name for messages */
+	const void *out;           /* the output under test */
+	const void *ref;           /* the oracle's output */
+	int dtype;                 /* a nodus_dtype */
+	int64_t numel;             /* elements in each */
+	const nodus_tolerance *tol;/* the tolerance policy */
+} compare_args;
+
+/* Formats res->detail; a message too long for it ends in "...". */
+static void set_detail(nodus_check *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_detail(nodus_check *res, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(res->detail, sizeof(res->detail), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(res->detail))
+		memcpy(res->detail + sizeof(res->detail) - 4, "...", 4);
+}
+
+static int verdict(nodus_check *res, int status, const char *guard, int64_t first)
+{
+	res->status = status;
+	snprintf(res->guard, sizeof(res->guard), "%s", guard);
+	res->first_bad = first;
+	return status;
+}
+
+/* "y[17]: got 0.5, expected 1.25" followed by "; " and why. */
+static void describe(nodus_check *res, const compare_args *c, int64_t i, const char *why)
+{
+	char got[48], want[48];
+	format_value(got, sizeof(got), c->out, c->dtype, i);
+	format_value(want, sizeof(want), c->ref, c->dtype, i);
+	set_detail(res, "%s[%" PRId64 "]: got %s, expected %s; %s", c->name, i, got, want, why);
+}
+
+static int decide(nodus_check *res, const compare_args *c, const scan *s, int64_t matched)
+{
+	const nodus_tolerance *tol = c->tol;
+	double numel = (double)c->numel;
+	char why[160];
+	if (s->n_ref_poison) {
+		verdict(res, NODUS_STATUS_INVALID_REFERENCE, "reference_unwritten", s->first_ref_poison);
+		set_detail(res, "%s[%" PRId64 "]: the reference was not written (%" PRId64 " elements)",
+			   c->name, s->first_ref_poison, s->n_ref_poison);
+		return res->status;
+	}
+	if (s->n_unwritten) {
+		verdict(res, NODUS_STATUS_INCORRECT_SHAPE, "unwritten_output", s->first_unwritten);
+		set_detail(res,
+			   "%s[%" PRId64 "]: not written, %" PRId64 " of %" PRId64
+			   " elements still hold the poison pattern",
+			   c->name, s->first_unwritten, s->n_unwritten, c->numel);
+		return res->status;
+	}
+	if (s->n_nan) {
+		snprintf(why, sizeof(why), "%" PRId64 " NaN/Inf mismatches", s->n_nan);
+		describe(res, c, s->first_nan, why);
+		return verdict(res, NODUS_STATUS_INCORRECT_NUMERICAL, "nan_inf_mismatch", s->first_nan);
+	}
+	if (c->numel > 1 && s->out_constant && s->first_ref_change >= 0) {
+		/* A constant c is wrong at element 0 or, if c == ref[0], where
+		 * the reference first changes. */
+		double o0 = nodus_judge_load(c->out, c->dtype, 0);
+		double r0 = nodus_judge_load(c->ref, c->dtype, 0);
+		int64_t at = same_value(o0, r0) ? s->first_ref_change : 0;
+		describe(res, c, at, "the output is constant while the reference varies");
+		return verdict(res, NODUS_STATUS_REWARD_HACK, "constant_output", at);
+	}
+	if ((double)matched + 8.0 * DBL_EPSILON * numel < tol->matched_ratio * numel) {
+		snprintf(why, sizeof(why),
+			 "%" PRId64 " of %" PRId64 " elements outside atol %g + rtol %g*|ref|, "
+			 "matched ratio %.6g < %.6g",
+			 s->n_bad, c->numel, tol->atol, tol->rtol, res->matched_ratio,
+			 tol->matched_ratio);
+		describe(res, c, s->first_bad, why);
+		return verdict(res, NODUS_STATUS_INCORRECT_NUMERICAL, "tolerance", s->first_bad);
+	}
+	if (s->n_cap) {
+		snprintf(why, sizeof(why), "%" PRId64 " elements differ by more than max_error_cap %g",
+			 s->n_cap, tol->max_error_cap);
+		describe(res, c, s->first_cap, why);
+		return verdict(res, NODUS_STATUS_INCORRECT_NUMERICAL, "max_error_cap", s->first_cap);
+	}
+	return verdict(res, NODUS_STATUS_OK, "", s->first_bad);
+}
+
+static int tolerance_ok(const nodus_tolerance *tol)
+{
+	return tol && tol->atol >= 0.0 && tol->rtol >= 0.0 && tol->matched_ratio > 0.0 &&
+	       tol->matched_ratio <= 1.0 && !isnan(tol->max_error_cap);
+}
+
+int nodus_judge_compare(const char *name, const void *out, const void *ref, int dtype,
+			int64_t numel, const nodus_tolerance *tol, nodus_check *res)
+{
+	if (!res)
+		return NODUS_EINVAL;
+	memset(res, 0, sizeof(*res));
+	res->first_bad = -1;
+	res->matched_ratio = 1.0;
+	compare_args c = {name ? name : "out", out, ref, dtype, numel, tol};
+	if (nodus__judge_dtype_size(dtype) == 0 || numel < 0 || !tolerance_ok(tol) ||
+	    (numel > 0 && (!out || !ref))) {
+		res->status = NODUS_EINVAL;
+		snprintf(res->guard, sizeof(res->guard), "invalid_arguments");
+		set_detail(res, "%s: unknown dtype, negative size, missing buffer or invalid tolerance",
+			   c.name);
+		return NODUS_EINVAL;
+	}
+	if (numel == 0)
+		return verdict(res, NODUS_STATUS_OK, "", -1);
+	scan s;
+	scan_init(&s);
+	if (nodus__judge_dtype_is_float(dtype))
+		scan_float(&s, out, ref, dtype, numel, tol);
+	else
+		scan_int(&s, out, ref, dtype, numel, tol);
+	int64_t matched = numel - s.n_ref_poison - s.n_unwritten - s.n_bad;
+	res->max_abs_err = s.max_abs;
+	res->max_rel_err = s.max_rel;
+	res->matched_ratio = (double)matched / (double)numel;
+	res->n_unwritten = s.n_unwritten;
+	res->n_bad = s.n_bad;
+	return decide(res, &c, &s, matched);
+}

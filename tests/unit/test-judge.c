@@ -1,0 +1,884 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * test-judge.c: unit tests of src/judge/: Philox known answers, seed
+ * derivation, the input generator (determinism, the published mapping,
+ * moments and bounds of every distribution, variants), float16/bfloat16
+ * conversions, poison, the comparison guards and their order, and the
+ * checksum's bit-flip sensitivity.
+ * ------------------------------------------------------------------------ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/judge-internal.h"
+#include "judge/judge.h"
+
+#define assert_near(got, want, eps)                                                          \
+	do {                                                                                 \
+		double got_ = (got), want_ = (want);                                         \
+		if (!(fabs(got_ - want_) <= (eps)))                                          \
+			fail_msg("%s = %.17g, expected %.17g within %g", #got, got_, want_,   \
+				 (double)(eps));                                             \
+	} while (0)
+
+static nodus_dist dist_of(int kind, double a, double b)
+{
+	nodus_dist d = {kind, a, b, -1};
+	return d;
+}
+
+static nodus_tolerance tol_of(double atol, double rtol, double ratio, double cap)
+{
+	nodus_tolerance t = {atol, rtol, ratio, cap};
+	return t;
+}
+
+/* ---- 1. Philox and seeds ---- */
+
+static void philox_kat(const uint32_t ctr[4], const uint32_t key[2], const uint32_t want[4])
+{
+	uint32_t got[4];
+	nodus_philox4x32_10(ctr, key, got);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(got[k], want[k]);
+}
+
+static void test_philox_known_answers(void **state)
+{
+	(void)state;
+	const uint32_t zero_ctr[4] = {0, 0, 0, 0}, zero_key[2] = {0, 0};
+	const uint32_t want0[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+	philox_kat(zero_ctr, zero_key, want0);
+
+	const uint32_t ones_ctr[4] = {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff};
+	const uint32_t ones_key[2] = {0xffffffff, 0xffffffff};
+	const uint32_t want1[4] = {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd};
+	philox_kat(ones_ctr, ones_key, want1);
+
+	const uint32_t pi_ctr[4] = {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344};
+	const uint32_t pi_key[2] = {0xa4093822, 0x299f31d0};
+	const uint32_t want2[4] = {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1};
+	philox_kat(pi_ctr, pi_key, want2);
+}
+
+static void test_stream_id_and_trial_seed(void **state)
+{
+	(void)state;
+	/* FNV-1a 64 published values: "" and "a". */
+	assert_int_equal(nodus_judge_stream_id(""), 0xcbf29ce484222325ull);
+	assert_int_equal(nodus_judge_stream_id("a"), 0xaf63dc4c8601ec8cull);
+	assert_int_equal(nodus_judge_stream_id(NULL), nodus_judge_stream_id(""));
+	uint64_t s1 = nodus_judge_stream_id("vector_scale/n4m/unrolled");
+	uint64_t s2 = nodus_judge_stream_id("vector_scale/n4m/unrolleD");
+	assert_true(s1 != s2);
+
+	assert_int_equal(nodus_judge_trial_seed(1, s1, 0), nodus_judge_trial_seed(1, s1, 0));
+	uint64_t seeds[64];
+	for (int t = 0; t < 64; t++) {
+		seeds[t] = nodus_judge_trial_seed(20261130, s1, (uint64_t)t);
+		for (int u = 0; u < t; u++)
+			assert_true(seeds[t] != seeds[u]);
+	}
+	assert_true(nodus_judge_trial_seed(20261130, s1, 0) != nodus_judge_trial_seed(20261130, s2, 0));
+	assert_true(nodus_judge_trial_seed(20261130, s1, 0) != nodus_judge_trial_seed(20261131, s1, 0));
+	/* stream and trial do not commute */
+	assert_true(nodus_judge_trial_seed(0, 1, 2) != nodus_judge_trial_seed(0, 2, 1));
+}
+
+/* ---- 2. generator ---- */
+
+static void test_fill_deterministic_and_separated(void **state)
+{
+	(void)state;
+	enum { N = 1003 };
+	static float a[N], b[N], c[N], d[N], prefix[10];
+	nodus_dist dist = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
+	assert_int_equal(nodus_judge_fill(a, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 42, 0), 0);
+	assert_int_equal(nodus_judge_fill(b, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 42, 0), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_int_equal(nodus_judge_fill(c, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 43, 0), 0);
+	assert_int_equal(nodus_judge_fill(d, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 42, 1), 0);
+	int same_seed = 0, same_tensor = 0;
+	for (int i = 0; i < N; i++) {
+		same_seed += a[i] == c[i];
+		same_tensor += a[i] == d[i];
+	}
+	assert_true(same_seed < 5);
+	assert_true(same_tensor < 5);
+	/* element i does not depend on the tensor's length */
+	assert_int_equal(nodus_judge_fill(prefix, NODUS_DTYPE_FLOAT32, 10, &dist, NULL,
+					  0, 42, 0),
+			 0);
+	assert_memory_equal(prefix, a, sizeof(prefix));
+	/* a seed differing only in its high word gives a different stream */
+	uint64_t high_seed = 42 | 1ull << 40;
+	assert_int_equal(nodus_judge_fill(c, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  0, high_seed, 0),
+			 0);
+	assert_true(memcmp(a, c, sizeof(a)) != 0);
+}
+
+/* Element i of tensor t, draw d, computed the way docs/judge.md states. */
+static uint32_t doc_word(uint64_t seed, uint32_t t, uint64_t i, uint32_t d)
+{
+	uint32_t ctr[4] = {(uint32_t)(i / 4), (uint32_t)((i / 4) >> 32), t, 0x6e6f6475u + d};
+	uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+	uint32_t out[4];
+	nodus_philox4x32_10(ctr, key, out);
+	return out[i % 4];
+}
+
+static double doc_uniform(uint32_t hi, uint32_t lo)
+{
+	return (double)(((uint64_t)hi << 21) | (lo >> 11)) * 0x1p-53;
+}
+
+static void test_fill_matches_documented_mapping(void **state)
+{
+	(void)state;
+	enum { N = 11 };
+	double u[N], z[N], s[N];
+	int64_t r[N];
+	uint64_t seed = 0x0123456789abcdefull;
+	nodus_dist du = dist_of(NODUS_DIST_UNIFORM, -2.0, 6.0);
+	nodus_dist dn = dist_of(NODUS_DIST_NORMAL, 1.0, 2.0);
+	nodus_dist ds = dist_of(NODUS_DIST_AFFINE_SCALE, 0.5, 0.0);
+	nodus_dist dr = dist_of(NODUS_DIST_INT_RANGE, -5.0, 1000.0);
+	assert_int_equal(nodus_judge_fill(u, NODUS_DTYPE_FLOAT64, N, &du, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(z, NODUS_DTYPE_FLOAT64, N, &dn, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(s, NODUS_DTYPE_FLOAT64, N, &ds, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(r, NODUS_DTYPE_INT64, N, &dr, NULL, 0, seed, 3), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		uint32_t w0 = doc_word(seed, 3, i, 0), w1 = doc_word(seed, 3, i, 1);
+		uint32_t w2 = doc_word(seed, 3, i, 2), w3 = doc_word(seed, 3, i, 3);
+		double u0 = doc_uniform(w0, w1), u1 = doc_uniform(w2, w3);
+		assert_true(u[i] == -2.0 + 8.0 * u0);
+		double normal = sqrt(-2.0 * log(1.0 - u0)) * cos(6.283185307179586 * u1);
+		assert_true(z[i] == 1.0 + 2.0 * normal);
+		double sign = (w1 & 1u) ? -1.0 : 1.0;
+		assert_true(s[i] == 1.0 + sign * 0.5 * (0.1 + 0.9 * u0));
+		uint64_t x = (uint64_t)w0 << 32 | w1;
+		assert_int_equal(r[i], -5 + (int64_t)(x % 1006));
+	}
+}
+
+/* The test vector printed in docs/judge.md section 2.5. */
+static void test_fill_documented_vector(void **state)
+{
+	(void)state;
+	static const double want_u[3] = {0.5548922769517839, 2.77366990416673, -1.7528021363366015};
+	static const double want_z[3] = {2.283189133657218, -1.4128036035728497, 1.327605175814417};
+	static const double want_s[3] = {0.8062873094214622, 1.3185189321093786, 1.0639048798310662};
+	static const int64_t want_r[3] = {574, 757, 901};
+	static const uint16_t want_h[3] = {0x4091, 0xbda7, 0x3d4f};
+	uint64_t seed = 0x0123456789abcdefull;
+	double u[3], z[3], s[3];
+	int64_t r[3];
+	uint16_t h[3];
+	nodus_dist du = dist_of(NODUS_DIST_UNIFORM, -2.0, 6.0);
+	nodus_dist dn = dist_of(NODUS_DIST_NORMAL, 1.0, 2.0);
+	nodus_dist ds = dist_of(NODUS_DIST_AFFINE_SCALE, 0.5, 0.0);
+	nodus_dist dr = dist_of(NODUS_DIST_INT_RANGE, -5.0, 1000.0);
+	assert_int_equal(nodus_judge_fill(u, NODUS_DTYPE_FLOAT64, 3, &du, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(z, NODUS_DTYPE_FLOAT64, 3, &dn, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(s, NODUS_DTYPE_FLOAT64, 3, &ds, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(r, NODUS_DTYPE_INT64, 3, &dr, NULL, 0, seed, 3), 0);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, 3, &dn, NULL, 0, seed, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(u[i] == want_u[i]);
+		assert_near(z[i], want_z[i], 1e-14); /* libm may differ in the last place */
+		assert_true(s[i] == want_s[i]);
+		assert_int_equal(r[i], want_r[i]);
+		assert_int_equal(h[i], want_h[i]);
+	}
+}
+
+static void test_normal_moments(void **state)
+{
+	(void)state;
+	enum { N = 1000000 };
+	double *x = malloc(N * sizeof(*x));
+	assert_non_null(x);
+	nodus_dist dist = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, N, &dist, NULL, 0, 7, 0), 0);
+	double sum = 0, sum2 = 0, sum4 = 0;
+	int64_t beyond_2sd = 0;
+	for (int i = 0; i < N; i++) {
+		sum += x[i];
+		sum2 += x[i] * x[i];
+		sum4 += x[i] * x[i] * x[i] * x[i];
+		beyond_2sd += fabs(x[i]) > 1.959963984540054;
+	}
+	double mean = sum / N, var = sum2 / N - mean * mean;
+	/* standard errors: mean 0.001, std about 0.0007, kurtosis about 0.005 */
+	assert_near(mean, 0.0, 0.005);
+	assert_near(sqrt(var), 1.0, 0.005);
+	assert_near(sum4 / N, 3.0, 0.03);
+	assert_near((double)beyond_2sd / N, 0.05, 0.002);
+
+	nodus_dist shifted = dist_of(NODUS_DIST_NORMAL, 2.0, 3.0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, N, &shifted, NULL, 0, 8, 0), 0);
+	sum = sum2 = 0;
+	for (int i = 0; i < N; i++) {
+		sum += x[i];
+		sum2 += x[i] * x[i];
+	}
+	mean = sum / N;
+	assert_near(mean, 2.0, 0.015);
+	assert_near(sqrt(sum2 / N - mean * mean), 3.0, 0.015);
+	free(x);
+}
+
+static void test_uniform_and_positive_bounds(void **state)
+{
+	(void)state;
+	enum { N = 200000 };
+	static float f[N];
+	static uint16_t h[N];
+	nodus_dist dist = dist_of(NODUS_DIST_UNIFORM, -4.0, 4.0);
+	assert_int_equal(nodus_judge_fill(f, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 1, 0), 0);
+	double lo = 1e9, hi = -1e9, sum = 0;
+	for (int i = 0; i < N; i++) {
+		assert_true(f[i] >= -4.0f && f[i] < 4.0f);
+		lo = fmin(lo, f[i]);
+		hi = fmax(hi, f[i]);
+		sum += f[i];
+	}
+	assert_true(lo < -3.999 && hi > 3.999);
+	assert_near(sum / N, 0.0, 0.03);
+
+	/* float16 [0, 1): draws above 1 - 2^-12 round to 1.0 and must be
+	 * pulled back below the open bound */
+	dist = dist_of(NODUS_DIST_UNIFORM, 0.0, 1.0);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL, 0, 2, 0), 0);
+	int top = 0;
+	for (int i = 0; i < N; i++) {
+		double v = nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i);
+		assert_true(v >= 0.0 && v < 1.0);
+		top += v == 1.0 - 0x1p-11;
+	}
+	assert_true(top > 0);
+
+	dist = dist_of(NODUS_DIST_POSITIVE, 1e-9, 1e-3);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL, 0, 3, 0), 0);
+	for (int i = 0; i < N; i++)
+		assert_true(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i) > 0.0);
+}
+
+/* Checks an affine fill of dtype: never equal to `never`, within spread of
+ * it, and both sides present. */
+static void check_affine(int dtype, int kind, double spread, double never, int exact_bounds)
+{
+	enum { N = 100000 };
+	static char buf[N * 8];
+	nodus_dist dist = dist_of(kind, spread, 0.0);
+	assert_int_equal(nodus_judge_fill(buf, dtype, N, &dist, NULL, 0, 99, 0), 0);
+	int above = 0, below = 0;
+	for (int i = 0; i < N; i++) {
+		double v = nodus_judge_load(buf, dtype, i);
+		if (v == never)
+			fail_msg("element %d equals %g (dtype %d, spread %g)", i, never, dtype, spread);
+		above += v > never;
+		below += v < never;
+		if (exact_bounds) {
+			double u = fabs(v - never);
+			if (!(u >= 0.1 * spread * (1 - 1e-6) && u <= spread * (1 + 1e-6)))
+				fail_msg("element %d = %.9g outside the spread %g", i, v, spread);
+		}
+	}
+	assert_true(above > N / 3 && below > N / 3);
+}
+
+static void test_affine_never_identity(void **state)
+{
+	(void)state;
+	check_affine(NODUS_DTYPE_FLOAT64, NODUS_DIST_AFFINE_SCALE, 0.1, 1.0, 1);
+	check_affine(NODUS_DTYPE_FLOAT32, NODUS_DIST_AFFINE_SCALE, 0.1, 1.0, 1);
+	check_affine(NODUS_DTYPE_FLOAT16, NODUS_DIST_AFFINE_SCALE, 0.1, 1.0, 0);
+	check_affine(NODUS_DTYPE_BFLOAT16, NODUS_DIST_AFFINE_SCALE, 0.1, 1.0, 0);
+	/* spreads below half an ulp of 1: every draw rounds to 1 and must be nudged */
+	check_affine(NODUS_DTYPE_FLOAT32, NODUS_DIST_AFFINE_SCALE, 1e-8, 1.0, 0);
+	check_affine(NODUS_DTYPE_FLOAT16, NODUS_DIST_AFFINE_SCALE, 1e-4, 1.0, 0);
+	check_affine(NODUS_DTYPE_BFLOAT16, NODUS_DIST_AFFINE_SCALE, 1e-3, 1.0, 0);
+	check_affine(NODUS_DTYPE_FLOAT32, NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0, 1);
+	/* below float16's smallest subnormal: nudged off zero */
+	check_affine(NODUS_DTYPE_FLOAT16, NODUS_DIST_AFFINE_SHIFT, 1e-9, 0.0, 0);
+}
+
+static void test_int_range_and_index(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	static int32_t v[N];
+	static int64_t w[N];
+	static uint8_t b[N];
+	int seen[7] = {0};
+	nodus_dist dist = dist_of(NODUS_DIST_INT_RANGE, -3.0, 3.0);
+	assert_int_equal(nodus_judge_fill(v, NODUS_DTYPE_INT32, N, &dist, NULL, 0, 5, 0), 0);
+	for (int i = 0; i < N; i++) {
+		assert_in_range(v[i] + 3, 0, 6);
+		seen[v[i] + 3]++;
+	}
+	for (int k = 0; k < 7; k++)
+		assert_true(seen[k] > N / 7 - 200 && seen[k] < N / 7 + 200);
+
+	dist = dist_of(NODUS_DIST_INT_RANGE, -9223372036854775808.0, 9223372036854774784.0);
+	assert_int_equal(nodus_judge_fill(w, NODUS_DTYPE_INT64, N, &dist, NULL, 0, 5, 0), 0);
+	int negative = 0;
+	for (int i = 0; i < N; i++)
+		negative += w[i] < 0;
+	assert_true(negative > N / 3 && negative < 2 * N / 3);
+
+	int64_t axes[3] = {4, 37, 1};
+	nodus_dist index = {NODUS_DIST_INDEX, 0.0, 0.0, 1};
+	int hit[37] = {0};
+	assert_int_equal(nodus_judge_fill(b, NODUS_DTYPE_UINT8, N, &index, axes, 0, 6, 0), 0);
+	for (int i = 0; i < N; i++) {
+		assert_in_range(b[i], 0, 36);
+		hit[b[i]] = 1;
+	}
+	for (int k = 0; k < 37; k++)
+		assert_true(hit[k]);
+	index.axis = 2; /* axis of value 1: only index 0 */
+	assert_int_equal(nodus_judge_fill(w, NODUS_DTYPE_INT64, N, &index, axes, 0, 6, 0), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(w[i], 0);
+}
+
+static void test_fill_rejects_bad_pairs(void **state)
+{
+	(void)state;
+	double x[4];
+	int32_t k[4];
+	int64_t axes[2] = {0, 5};
+	nodus_dist normal = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
+	nodus_dist range = dist_of(NODUS_DIST_INT_RANGE, 0.0, 9.0);
+	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0};
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &normal, NULL, 0, 1, 0), NODUS_EINVAL);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, 4, &range, NULL, 0, 1, 0), NODUS_EINVAL);
+	assert_int_equal(nodus_judge_fill(x, 99, 4, &normal, NULL, 0, 1, 0), NODUS_EINVAL);
+	nodus_dist bad = dist_of(NODUS_DIST_NORMAL, 0.0, 0.0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, 4, &bad, NULL, 0, 1, 0), NODUS_EINVAL);
+	bad = dist_of(NODUS_DIST_UNIFORM, 1.0, 1.0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, 4, &bad, NULL, 0, 1, 0), NODUS_EINVAL);
+	bad = dist_of(NODUS_DIST_AFFINE_SCALE, 1.0, 0.0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, 4, &bad, NULL, 0, 1, 0), NODUS_EINVAL);
+	bad = dist_of(NODUS_DIST_INT_RANGE, 0.5, 3.0);
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &bad, NULL, 0, 1, 0), NODUS_EINVAL);
+	bad = dist_of(NODUS_DIST_INT_RANGE, 0.0, 256.0);
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_UINT8, 4, &bad, NULL, 0, 1, 0), NODUS_EINVAL);
+	/* index: no axis values, an axis of 0, an axis out of range */
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, NULL, 0, 1, 0), NODUS_EINVAL);
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, axes, 0, 1, 0), NODUS_EINVAL);
+	index.axis = -1;
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, axes, 0, 1, 0), NODUS_EINVAL);
+	index.axis = 1;
+	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &index, axes, 0, 1, 0), 0);
+	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, -1, &normal, NULL, 0, 1, 0),
+			 NODUS_EINVAL);
+	assert_int_equal(nodus_judge_fill(NULL, NODUS_DTYPE_FLOAT64, 0, &normal, NULL, 0, 1, 0), 0);
+}
+
+static void test_variants(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	static float base[N], x3[N], x001[N], neg[N];
+	nodus_dist dist = dist_of(NODUS_DIST_UNIFORM, 0.5, 2.0);
+	assert_int_equal(nodus_judge_fill(base, NODUS_DTYPE_FLOAT32, N, &dist, NULL, 0, 11, 2), 0);
+	assert_int_equal(nodus_judge_fill(x3, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_3, 11, 2),
+			 0);
+	assert_int_equal(nodus_judge_fill(x001, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_001, 11, 2),
+			 0);
+	assert_int_equal(nodus_judge_fill(neg, NODUS_DTYPE_FLOAT32, N, &dist, NULL,
+					  NODUS_VARIANT_NEGATE, 11, 2),
+			 0);
+	for (int i = 0; i < N; i++) {
+		assert_true(x3[i] == (float)(3.0 * base[i]));
+		assert_true(x001[i] == (float)(0.01 * base[i]));
+		assert_true(neg[i] == -base[i]);
+	}
+
+	static int32_t ib[N], ineg[N], iscale[N];
+	static uint8_t ub[N], uneg[N];
+	nodus_dist range = dist_of(NODUS_DIST_INT_RANGE, -50.0, 100.0);
+	assert_int_equal(nodus_judge_fill(ib, NODUS_DTYPE_INT32, N, &range, NULL, 0, 12, 0), 0);
+	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &range, NULL,
+					  NODUS_VARIANT_NEGATE, 12, 0),
+			 0);
+	assert_int_equal(nodus_judge_fill(iscale, NODUS_DTYPE_INT32, N, &range, NULL,
+					  NODUS_VARIANT_SCALE_3 | NODUS_VARIANT_SCALE_001, 12, 0),
+			 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(ineg[i], -ib[i]);
+		assert_int_equal(iscale[i], ib[i]); /* scaling is ignored for integers */
+	}
+	/* negation is ignored for unsigned bytes and for indices */
+	range = dist_of(NODUS_DIST_INT_RANGE, 0.0, 255.0);
+	assert_int_equal(nodus_judge_fill(ub, NODUS_DTYPE_UINT8, N, &range, NULL, 0, 13, 0), 0);
+	assert_int_equal(nodus_judge_fill(uneg, NODUS_DTYPE_UINT8, N, &range, NULL,
+					  NODUS_VARIANT_NEGATE, 13, 0),
+			 0);
+	assert_memory_equal(ub, uneg, sizeof(ub));
+	int64_t axes[1] = {10};
+	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0};
+	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &index, axes,
+					  NODUS_VARIANT_NEGATE, 14, 0),
+			 0);
+	for (int i = 0; i < N; i++)
+		assert_in_range(ineg[i], 0, 9);
+}
+
+static void test_affine_variants_keep_promise(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	static uint16_t h[N];
+	/* 3 * (1 + u) = 1 needs u = -2/3: spread 0.7 reaches it in float16 */
+	nodus_dist dist = dist_of(NODUS_DIST_AFFINE_SCALE, 0.7, 0.0);
+	for (unsigned variant = 0; variant < 8; variant++) {
+		assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL,
+					  variant, 21, 0),
+			 0);
+		for (int i = 0; i < N; i++)
+			assert_true(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i) != 1.0);
+	}
+	dist = dist_of(NODUS_DIST_AFFINE_SHIFT, 1e-6, 0.0);
+	assert_int_equal(nodus_judge_fill(h, NODUS_DTYPE_FLOAT16, N, &dist, NULL,
+					  NODUS_VARIANT_SCALE_001, 22, 0),
+			 0);
+	for (int i = 0; i < N; i++)
+		assert_true(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, i) != 0.0);
+}
+
+/* ---- 3. conversions ---- */
+
+static void test_float16_conversions(void **state)
+{
+	(void)state;
+	for (uint32_t bits = 0; bits < 0x10000; bits++) {
+		double v = nodus__judge_f16_to_double((uint16_t)bits);
+		if (isnan(v)) {
+			assert_true(isnan(nodus__judge_f16_to_double(nodus__judge_f16_from_double(v))));
+			continue;
+		}
+		assert_int_equal(nodus__judge_f16_from_double(v), bits);
+	}
+	assert_int_equal(nodus__judge_f16_from_double(1.0), 0x3c00);
+	assert_int_equal(nodus__judge_f16_from_double(-0.0), 0x8000);
+	assert_int_equal(nodus__judge_f16_from_double(65504.0), 0x7bff);
+	assert_int_equal(nodus__judge_f16_from_double(65519.99), 0x7bff);
+	assert_int_equal(nodus__judge_f16_from_double(65520.0), 0x7c00);
+	assert_int_equal(nodus__judge_f16_from_double(-1e300), 0xfc00);
+	assert_int_equal(nodus__judge_f16_from_double(0x1p-24), 0x0001);
+	assert_int_equal(nodus__judge_f16_from_double(0x1p-25), 0x0000);      /* tie to even */
+	assert_int_equal(nodus__judge_f16_from_double(0x1.8p-24), 0x0002);    /* tie to even */
+	assert_int_equal(nodus__judge_f16_from_double(1.0 + 0x1p-11), 0x3c00); /* tie to even */
+	assert_int_equal(nodus__judge_f16_from_double(1.0 + 0x3p-11), 0x3c02);
+	/* just above a tie: a detour through float would round twice to 1.0 */
+	assert_int_equal(nodus__judge_f16_from_double(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
+	assert_int_equal(nodus__judge_f16_from_double(NAN) & 0x7e00, 0x7e00);
+#if defined(__FLT16_MAX__) && defined(__x86_64__)
+	/* the compiler's own conversion as an oracle */
+	uint64_t x = 12345;
+	for (int i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		double v = ldexp((double)(x >> 11) * 0x1p-53, (int)(x % 50) - 30) * ((x & 1) ? -1 : 1);
+		_Float16 ref = (_Float16)v;
+		uint16_t ref_bits;
+		memcpy(&ref_bits, &ref, 2);
+		if (nodus__judge_f16_from_double(v) != ref_bits)
+			fail_msg("%.17g: got %#x, expected %#x", v, nodus__judge_f16_from_double(v), ref_bits);
+	}
+#endif
+}
+
+/* bfloat16 of a float by the usual bit trick, as an oracle. */
+static uint16_t bf16_of_float(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static void test_bfloat16_conversions(void **state)
+{
+	(void)state;
+	for (uint32_t bits = 0; bits < 0x10000; bits++) {
+		double v = nodus__judge_bf16_to_double((uint16_t)bits);
+		float f;
+		uint32_t u = bits << 16;
+		memcpy(&f, &u, 4);
+		if (isnan(v)) {
+			assert_true(isnan(f));
+			continue;
+		}
+		assert_true(v == (double)f);
+		assert_int_equal(nodus__judge_bf16_from_double(v), bits);
+	}
+	assert_int_equal(nodus__judge_bf16_from_double(1.0), 0x3f80);
+	assert_int_equal(nodus__judge_bf16_from_double(1.0 + 0x1p-8), 0x3f80);
+	assert_int_equal(nodus__judge_bf16_from_double(1.0 + 0x3p-8), 0x3f82);
+	assert_int_equal(nodus__judge_bf16_from_double(3.4028234663852886e38), 0x7f80);
+	assert_int_equal(nodus__judge_bf16_from_double(0x1.fep127), 0x7f7f);
+	assert_int_equal(nodus__judge_bf16_from_double(0x1p-133), 0x0001);
+	uint64_t x = 777;
+	for (int i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t u = (uint32_t)(x >> 32);
+		float f;
+		memcpy(&f, &u, 4);
+		if (isnan(f))
+			continue;
+		if (nodus__judge_bf16_from_double(f) != bf16_of_float(f))
+			fail_msg("%a: got %#x, expected %#x", (double)f, nodus__judge_bf16_from_double(f),
+				 bf16_of_float(f));
+	}
+}
+
+static void test_load_store(void **state)
+{
+	(void)state;
+	int32_t i32[3];
+	uint8_t u8[3];
+	int64_t i64[2];
+	uint16_t h[1];
+	nodus_judge_store(i32, NODUS_DTYPE_INT32, 0, 2.5);  /* ties to even */
+	nodus_judge_store(i32, NODUS_DTYPE_INT32, 1, 1e12); /* saturates */
+	nodus_judge_store(i32, NODUS_DTYPE_INT32, 2, -3.5);
+	assert_int_equal(i32[0], 2);
+	assert_int_equal(i32[1], INT32_MAX);
+	assert_int_equal(i32[2], -4);
+	nodus_judge_store(u8, NODUS_DTYPE_UINT8, 0, -7.0);
+	nodus_judge_store(u8, NODUS_DTYPE_UINT8, 1, 300.0);
+	nodus_judge_store(u8, NODUS_DTYPE_UINT8, 2, NAN);
+	assert_int_equal(u8[0], 0);
+	assert_int_equal(u8[1], 255);
+	assert_int_equal(u8[2], 0);
+	nodus_judge_store(i64, NODUS_DTYPE_INT64, 0, 1e30);
+	nodus_judge_store(i64, NODUS_DTYPE_INT64, 1, -1e30);
+	assert_true(i64[0] == INT64_MAX && i64[1] == INT64_MIN);
+	nodus_judge_store(h, NODUS_DTYPE_FLOAT16, 0, 0.1);
+	assert_int_equal(h[0], 0x2e66);
+	assert_near(nodus_judge_load(h, NODUS_DTYPE_FLOAT16, 0), 0.0999755859375, 0.0);
+	assert_true(nodus__judge_step(NODUS_DTYPE_FLOAT16, 1.0, 1) == 1.0 + 0x1p-10);
+	assert_true(nodus__judge_step(NODUS_DTYPE_FLOAT16, 1.0, 0) == 1.0 - 0x1p-11);
+	assert_true(nodus__judge_step(NODUS_DTYPE_BFLOAT16, 0.0, 0) == -0x1p-133);
+	assert_true(nodus__judge_step(NODUS_DTYPE_FLOAT32, 1.0, 1) == 1.0 + 0x1p-23);
+}
+
+static void test_poison_patterns(void **state)
+{
+	(void)state;
+	uint32_t f[3];
+	uint64_t d[2];
+	uint16_t h[2];
+	int32_t k[2];
+	uint8_t b[3];
+	nodus_judge_poison(f, NODUS_DTYPE_FLOAT32, 3);
+	nodus_judge_poison(d, NODUS_DTYPE_FLOAT64, 2);
+	nodus_judge_poison(h, NODUS_DTYPE_BFLOAT16, 2);
+	nodus_judge_poison(k, NODUS_DTYPE_INT32, 2);
+	nodus_judge_poison(b, NODUS_DTYPE_UINT8, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(f[i], 0x7fa5a5a5u);
+	assert_true(isnan(nodus_judge_load(f, NODUS_DTYPE_FLOAT32, 0)));
+	assert_true(d[0] == NODUS_POISON_F64 && d[1] == NODUS_POISON_F64);
+	assert_true(isnan(nodus_judge_load(d, NODUS_DTYPE_FLOAT64, 1)));
+	assert_true(h[0] == 0xa5a5 && h[1] == 0xa5a5);
+	assert_true((uint32_t)k[1] == 0xa5a5a5a5u);
+	assert_true(b[0] == 0xa5 && b[2] == 0xa5);
+}
+
+/* ---- 4. compare ---- */
+
+enum { CN = 1000 };
+
+static void ramp(double *ref, int n)
+{
+	for (int i = 0; i < n; i++)
+		ref[i] = 0.25 + (double)i / 64.0;
+}
+
+static void test_compare_exact_match(void **state)
+{
+	(void)state;
+	static double ref[CN], out[CN];
+	ramp(ref, CN);
+	memcpy(out, ref, sizeof(out));
+	nodus_tolerance tol = tol_of(0.0, 0.0, 1.0, -1.0);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, CN, &tol, &res),
+			 NODUS_STATUS_OK);
+	assert_string_equal(res.guard, "");
+	assert_true(res.max_abs_err == 0.0 && res.matched_ratio == 1.0);
+	assert_true(res.n_bad == 0 && res.n_unwritten == 0 && res.first_bad == -1);
+}
+
+static void test_compare_unwritten(void **state)
+{
+	(void)state;
+	static float ref[CN], out[CN];
+	for (int i = 0; i < CN; i++)
+		ref[i] = (float)i;
+	memcpy(out, ref, sizeof(out));
+	nodus_judge_poison(out + 17, NODUS_DTYPE_FLOAT32, 1);
+	nodus_tolerance tol = tol_of(1e3, 1.0, 0.5, -1.0); /* loose: must not matter */
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &tol, &res),
+			 NODUS_STATUS_INCORRECT_SHAPE);
+	assert_string_equal(res.guard, "unwritten_output");
+	assert_int_equal(res.n_unwritten, 1);
+	assert_int_equal(res.first_bad, 17);
+	assert_non_null(strstr(res.detail, "y[17]"));
+
+	/* uint8: 165 is the poison byte but also a legal value; matching the
+	 * reference it counts as written */
+	uint8_t ub[4] = {1, 165, 3, 4}, uo[4] = {1, 165, 3, 4};
+	assert_int_equal(nodus_judge_compare("q", uo, ub, NODUS_DTYPE_UINT8, 4, &tol, &res),
+			 NODUS_STATUS_OK);
+	nodus_judge_poison(uo + 2, NODUS_DTYPE_UINT8, 1);
+	assert_int_equal(nodus_judge_compare("q", uo, ub, NODUS_DTYPE_UINT8, 4, &tol, &res),
+			 NODUS_STATUS_INCORRECT_SHAPE);
+	assert_int_equal(res.first_bad, 2);
+
+	/* a float32 reference still holding the poison is the oracle's fault */
+	nodus_judge_poison(ref + 3, NODUS_DTYPE_FLOAT32, 1);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &tol, &res),
+			 NODUS_STATUS_INVALID_REFERENCE);
+	assert_string_equal(res.guard, "reference_unwritten");
+}
+
+static void test_compare_nan_inf(void **state)
+{
+	(void)state;
+	double ref[4] = {1.0, NAN, INFINITY, -2.0};
+	double out[4] = {1.0, NAN, INFINITY, -2.0};
+	nodus_tolerance tol = tol_of(1e-6, 1e-6, 1.0, -1.0);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, 4, &tol, &res),
+			 NODUS_STATUS_OK);
+	out[2] = -INFINITY;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, 4, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "nan_inf_mismatch");
+	assert_int_equal(res.first_bad, 2);
+	out[2] = INFINITY;
+	out[1] = 5.0; /* a number where the reference is NaN */
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, 4, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "nan_inf_mismatch");
+	out[1] = NAN;
+	out[3] = NAN; /* NaN where the reference is a number, with a tolerance allowing misses */
+	tol.matched_ratio = 0.5;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, 4, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "nan_inf_mismatch");
+	assert_int_equal(res.first_bad, 3);
+	assert_string_equal(res.detail, "y[3]: got nan, expected -2; 1 NaN/Inf mismatches");
+}
+
+static void test_compare_tolerance_boundary(void **state)
+{
+	(void)state;
+	static double ref[CN], out[CN];
+	ramp(ref, CN);
+	nodus_tolerance tol = tol_of(1e-3, 1e-2, 1.0, -1.0);
+	nodus_check res;
+	for (int i = 0; i < CN; i++)
+		out[i] = ref[i] + 0.999 * (1e-3 + 1e-2 * ref[i]);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, CN, &tol, &res),
+			 NODUS_STATUS_OK);
+	assert_true(res.max_abs_err > 0.0);
+	out[500] = ref[500] - 1.001 * (1e-3 + 1e-2 * ref[500]);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, CN, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "tolerance");
+	assert_int_equal(res.first_bad, 500);
+	assert_int_equal(res.n_bad, 1);
+	assert_non_null(strstr(res.detail, "y[500]: got "));
+
+	/* integers: distinct int64 above 2^53 that a double cannot tell apart */
+	int64_t ri[2] = {(1ll << 60) + 1, 3}, oi[2] = {1ll << 60, 3};
+	nodus_tolerance exact = tol_of(0.0, 0.0, 1.0, -1.0);
+	assert_int_equal(nodus_judge_compare("n", oi, ri, NODUS_DTYPE_INT64, 2, &exact, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.detail, "n[0]: got 1152921504606846976, expected 1152921504606846977; "
+					"1 of 2 elements outside atol 0 + rtol 0*|ref|, matched ratio 0.5 < 1");
+}
+
+static void test_compare_matched_ratio(void **state)
+{
+	(void)state;
+	static double ref[CN], out[CN];
+	ramp(ref, CN);
+	memcpy(out, ref, sizeof(out));
+	for (int i = 0; i < 10; i++)
+		out[i * 97] += 1.0;
+	nodus_tolerance tol = tol_of(1e-6, 0.0, 0.99, -1.0);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, CN, &tol, &res),
+			 NODUS_STATUS_OK);
+	assert_int_equal(res.n_bad, 10);
+	assert_near(res.matched_ratio, 0.99, 1e-12);
+	assert_int_equal(res.first_bad, 0);
+	out[999] += 1.0;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT64, CN, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "tolerance");
+	assert_int_equal(res.n_bad, 11);
+}
+
+static void test_compare_cap(void **state)
+{
+	(void)state;
+	static float ref[CN], out[CN];
+	for (int i = 0; i < CN; i++)
+		ref[i] = out[i] = (float)i * 0.5f;
+	out[42] += 1.0f;
+	nodus_tolerance tol = tol_of(1e-6, 0.0, 0.99, 0.5);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &tol, &res),
+			 NODUS_STATUS_INCORRECT_NUMERICAL);
+	assert_string_equal(res.guard, "max_error_cap");
+	assert_int_equal(res.first_bad, 42);
+	assert_string_equal(res.detail, "y[42]: got 22, expected 21; 1 elements differ by more than "
+					"max_error_cap 0.5");
+	tol.max_error_cap = 2.0;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &tol, &res),
+			 NODUS_STATUS_OK);
+	tol.max_error_cap = -1.0; /* no cap */
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &tol, &res),
+			 NODUS_STATUS_OK);
+	assert_near(res.max_abs_err, 1.0, 0.0);
+}
+
+static void test_compare_constant_output(void **state)
+{
+	(void)state;
+	static float ref[CN], out[CN];
+	for (int i = 0; i < CN; i++) {
+		ref[i] = 0.5f + (float)(i % 7) * 1e-3f;
+		out[i] = 0.5f;
+	}
+	/* a loose tolerance that the constant passes: still caught */
+	nodus_tolerance loose = tol_of(1.0, 0.0, 1.0, -1.0);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &loose, &res),
+			 NODUS_STATUS_REWARD_HACK);
+	assert_string_equal(res.guard, "constant_output");
+	assert_int_equal(res.first_bad, 1); /* out[0] == ref[0]; ref first changes at 1 */
+	assert_string_equal(res.detail, "y[1]: got 0.5, expected 0.501; the output is constant "
+					"while the reference varies");
+
+	memset(out, 0, sizeof(out)); /* all zeros */
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &loose, &res),
+			 NODUS_STATUS_REWARD_HACK);
+	assert_int_equal(res.first_bad, 0);
+
+	/* a constant reference matched by a constant output is fine, and so
+	 * is a single element */
+	for (int i = 0; i < CN; i++)
+		ref[i] = out[i] = 3.0f;
+	nodus_tolerance exact = tol_of(0.0, 0.0, 1.0, -1.0);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, CN, &exact, &res),
+			 NODUS_STATUS_OK);
+	ref[0] = 2.0f;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, 1, &loose, &res),
+			 NODUS_STATUS_OK);
+
+	int32_t ri[3] = {1, 2, 3}, oi[3] = {7, 7, 7};
+	nodus_tolerance wide = tol_of(100.0, 0.0, 1.0, -1.0);
+	assert_int_equal(nodus_judge_compare("k", oi, ri, NODUS_DTYPE_INT32, 3, &wide, &res),
+			 NODUS_STATUS_REWARD_HACK);
+}
+
+static void test_compare_bad_arguments(void **state)
+{
+	(void)state;
+	double a[2] = {1, 2};
+	nodus_tolerance tol = tol_of(0.0, 0.0, 1.0, -1.0);
+	nodus_check res;
+	assert_int_equal(nodus_judge_compare("y", a, a, 99, 2, &tol, &res), NODUS_EINVAL);
+	assert_int_equal(res.status, NODUS_EINVAL);
+	assert_string_equal(res.guard, "invalid_arguments");
+	assert_int_equal(nodus_judge_compare("y", a, NULL, NODUS_DTYPE_FLOAT64, 2, &tol, &res),
+			 NODUS_EINVAL);
+	tol.matched_ratio = 0.0;
+	assert_int_equal(nodus_judge_compare("y", a, a, NODUS_DTYPE_FLOAT64, 2, &tol, &res), NODUS_EINVAL);
+	tol.matched_ratio = 1.0;
+	assert_int_equal(nodus_judge_compare(NULL, a, a, NODUS_DTYPE_FLOAT64, 0, &tol, &res),
+			 NODUS_STATUS_OK);
+}
+
+/* ---- 5. checksum ---- */
+
+static void test_checksum_bit_flips(void **state)
+{
+	(void)state;
+	enum { NB = 1003 };
+	static unsigned char buf[NB + 1];
+	for (int i = 0; i < NB; i++)
+		buf[i] = (unsigned char)(i * 31 + 7);
+	uint64_t h = nodus_judge_checksum(buf, NB);
+	assert_int_equal(nodus_judge_checksum(buf, NB), h);
+	for (int i = 0; i < NB; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			buf[i] ^= (unsigned char)(1u << bit);
+			if (nodus_judge_checksum(buf, NB) == h)
+				fail_msg("flipping bit %d of byte %d left the checksum unchanged", bit, i);
+			buf[i] ^= (unsigned char)(1u << bit);
+		}
+	}
+	assert_int_equal(nodus_judge_checksum(buf, NB), h);
+	buf[NB] = 0;
+	assert_true(nodus_judge_checksum(buf, NB + 1) != h); /* a trailing zero byte counts */
+	assert_true(nodus_judge_checksum(buf, 0) != nodus_judge_checksum(buf, 1) || buf[0] != 0);
+	/* swapping two words changes it too (lanes are ordered) */
+	unsigned char tmp[8];
+	memcpy(tmp, buf, 8);
+	memcpy(buf, buf + 8, 8);
+	memcpy(buf + 8, tmp, 8);
+	assert_true(nodus_judge_checksum(buf, NB) != h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_philox_known_answers),
+		cmocka_unit_test(test_stream_id_and_trial_seed),
+		cmocka_unit_test(test_fill_deterministic_and_separated),
+		cmocka_unit_test(test_fill_matches_documented_mapping),
+		cmocka_unit_test(test_fill_documented_vector),
+		cmocka_unit_test(test_normal_moments),
+		cmocka_unit_test(test_uniform_and_positive_bounds),
+		cmocka_unit_test(test_affine_never_identity),
+		cmocka_unit_test(test_int_range_and_index),
+		cmocka_unit_test(test_fill_rejects_bad_pairs),
+		cmocka_unit_test(test_variants),
+		cmocka_unit_test(test_affine_variants_keep_promise),
+		cmocka_unit_test(test_float16_conversions),
+		cmocka_unit_test(test_bfloat16_conversions),
+		cmocka_unit_test(test_load_store),
+		cmocka_unit_test(test_poison_patterns),
+		cmocka_unit_test(test_compare_exact_match),
+		cmocka_unit_test(test_compare_unwritten),
+		cmocka_unit_test(test_compare_nan_inf),
+		cmocka_unit_test(test_compare_tolerance_boundary),
+		cmocka_unit_test(test_compare_matched_ratio),
+		cmocka_unit_test(test_compare_cap),
+		cmocka_unit_test(test_compare_constant_output),
+		cmocka_unit_test(test_compare_bad_arguments),
+		cmocka_unit_test(test_checksum_bit_flips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
