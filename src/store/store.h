@@ -124,9 +124,13 @@ int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *re
 int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id,
 			 const char *condition, int *attempts, int *has_final, nodus_error *err);
 
+/* Row counts of a store (nodus db info). */
 typedef struct nodus_store_info {
-	int schema_version;
-	int64_t plans, pairs, conditions, targets, records, final_records, samples;
+	int schema_version;      /* MAX(schema_version.version) */
+	int64_t plans, pairs, conditions, targets; /* rows of those tables */
+	int64_t records;         /* every attempt */
+	int64_t final_records;   /* records with final = 1 */
+	int64_t samples;         /* timing samples of all records */
 } nodus_store_info;
 int nodus_store_info_get(nodus_store *s, nodus_store_info *out, nodus_error *err);
 
