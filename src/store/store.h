@@ -71,14 +71,35 @@ typedef struct nodus_record {
 	const nodus_sample *samples; /* borrowed */
 } nodus_record;
 
+/* Opens (creating if absent) the store at path for reading and writing,
+ * and migrates it to this binary's schema version. Fails with NODUS_EINVAL
+ * if path is not an SQLite database, is an SQLite database without a
+ * nodus schema that already holds other tables, or has a schema version
+ * newer than this binary knows; NODUS_ESTORE for other SQLite failures.
+ * *out is NULL on failure. */
 int nodus_store_open(const char *path, nodus_store **out, nodus_error *err);
+/* Opens an existing store for reading only: never creates, writes or
+ * migrates. NODUS_ENOTFOUND if path does not exist; NODUS_EINVAL if it is
+ * not a nodus store or its version is newer than this binary's; NODUS_ESTORE
+ * if it is older (open it read-write once to migrate it). Writing calls on
+ * the handle fail with NODUS_ESTORE. */
+int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *err);
 void nodus_store_close(nodus_store *s);   /* NULL is a no-op */
+
+/* The schema version this binary creates and migrates to. */
+int nodus_store_latest_version(void);
 
 /* Current schema version of an open store. */
 int nodus_store_schema_version(nodus_store *s);
 
-/* Stores the plan (digest, name, the plan JSON text) and its pairs and
- * conditions; a no-op if this digest is already there. */
+/* Stores the plan (digest, name, the plan JSON text) and, from its
+ * "pairs" (id, task, workload, candidate, reference, candidate_hash,
+ * reference_hash, expect) and "conditions" (name, kind; the whole object
+ * as params) arrays, its pairs and conditions; entries lacking a required
+ * string are skipped (store them with put_pair/put_condition). A no-op if
+ * this digest is already there. NODUS_EPARSE if plan_json is not a JSON
+ * object. put_pair, put_condition and put_target are no-ops for a key
+ * already present. */
 int nodus_store_put_plan(nodus_store *s, const char *digest, const char *name,
 			 const char *plan_json, nodus_error *err);
 int nodus_store_put_pair(nodus_store *s, const char *digest, const char *pair_id,
@@ -92,7 +113,9 @@ int nodus_store_put_target(nodus_store *s, const char *target_hash,
 			   const char *fingerprint_json, nodus_error *err);
 
 /* Inserts a record with its samples in one transaction; *record_id gets its
- * rowid (may be NULL). */
+ * rowid (may be NULL). A record the schema refuses (a duplicate attempt, a
+ * second final record for a pair-condition, an unknown plan digest, a
+ * label on a failed record) fails with NODUS_EINVAL and stores nothing. */
 int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *record_id,
 			      nodus_error *err);
 
@@ -101,9 +124,13 @@ int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *re
 int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id,
 			 const char *condition, int *attempts, int *has_final, nodus_error *err);
 
+/* Row counts of a store (nodus db info). */
 typedef struct nodus_store_info {
-	int schema_version;
-	int64_t plans, pairs, conditions, targets, records, final_records, samples;
+	int schema_version;      /* MAX(schema_version.version) */
+	int64_t plans, pairs, conditions, targets; /* rows of those tables */
+	int64_t records;         /* every attempt */
+	int64_t final_records;   /* records with final = 1 */
+	int64_t samples;         /* timing samples of all records */
 } nodus_store_info;
 int nodus_store_info_get(nodus_store *s, nodus_store_info *out, nodus_error *err);
 

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * cmd-report.c: `nodus report DB`, does each condition's labels agree with
+ * the baseline's, and what did the agreeing records cost. Opens the store
+ * read-only (a report may run while `nodus run` is still writing), lets
+ * src/report/ compute and render, and writes stdout or -o FILE (through a
+ * temporary file and rename, so FILE is never half-written).
+ * ------------------------------------------------------------------------ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report/report.h"
+
+static const char usage[] =
+	"usage: nodus report DB [--plan DIGEST] [--baseline NAME] [--format text|json|csv]\n"
+	"                       [-o FILE]\n\n"
+	"Compares, over the pairs of a plan, each condition's final labels with those of\n"
+	"the baseline condition: agreement matrix (failures and AMBIGUOUS included),\n"
+	"agreement rate and Cohen's kappa with bootstrap intervals over tasks, pairs\n"
+	"FASTER under a condition but not in the baseline, cost per condition (every\n"
+	"attempt, retries and failures included) and agreeing records per dollar.\n"
+	"Pairs whose targets differ from the baseline's are excluded and listed.\n\n"
+	"  --plan DIGEST    the plan to report on (default: the latest plan in DB)\n"
+	"  --baseline NAME  the condition compared against (default: the plan's\n"
+	"                   condition of kind isolated)\n"
+	"  --format F       text (default), json (docs/report.md) or csv (one row per\n"
+	"                   pair and condition)\n"
+	"  -o FILE          write the report to FILE instead of standard output\n\n"
+	"exit status: 0 ok, 2 bad usage, missing store or plan, 3 store error\n";
+
+struct report_args {
+	const char *db;               /* the store */
+	const char *plan;             /* plan digest, or NULL for the latest */
+	const char *out;              /* output file, or NULL for stdout */
+	nodus_report_options opt;     /* baseline */
+	nodus_report_format format;   /* text, json or csv */
+};
+
+static int parse_format(const char *s, nodus_report_format *f)
+{
+	if (strcmp(s, "text") == 0)
+		*f = NODUS_REPORT_TEXT;
+	else if (strcmp(s, "json") == 0)
+		*f = NODUS_REPORT_JSON;
+	else if (strcmp(s, "csv") == 0)
+		*f = NODUS_REPORT_CSV;
+	else
+		return -1;
+	return 0;
+}
+
+/* Returns -1 when the caller should return *exit_code (help or error). */
+static int parse_args(int argc, char **argv, struct report_args *a, int *exit_code)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char **value = NULL;
+		const char *format = NULL;
+		if (nodus_cli_is_help(arg)) {
+			fputs(usage, stdout);
+			*exit_code = NODUS_EXIT_OK;
+			return -1;
+		}
+		if (strcmp(arg, "--plan") == 0)
+			value = &a->plan;
+		else if (strcmp(arg, "--baseline") == 0)
+			value = &a->opt.baseline;
+		else if (strcmp(arg, "-o") == 0)
+			value = &a->out;
+		else if (strcmp(arg, "--format") == 0)
+			value = &format;
+		if (value) {
+			if (++i >= argc) {
+				*exit_code = nodus_cli_usage_error("report", "%s needs a value", arg);
+				return -1;
+			}
+			*value = argv[i];
+			if (format && parse_format(format, &a->format)) {
+				*exit_code = nodus_cli_usage_error(
+					"report", "--format: expected text, json or csv, got '%s'",
+					format);
+				return -1;
+			}
+		} else if (arg[0] == '-') {
+			*exit_code = nodus_cli_usage_error("report", "unknown option '%s'", arg);
+			return -1;
+		} else if (!a->db) {
+			a->db = arg;
+		} else {
+			*exit_code = nodus_cli_usage_error("report", "unexpected argument '%s'", arg);
+			return -1;
+		}
+	}
+	if (!a->db) {
+		*exit_code = nodus_cli_usage_error("report", "missing the store file DB");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_out(const char *path, const nodus_buf *text)
+{
+	char tmp[4096];
+	if (!path) {
+		fwrite(text->data, 1, text->len, stdout);
+		return NODUS_EXIT_OK;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nodus report: cannot write '%s': %m\n", tmp);
+		return NODUS_EXIT_INTERNAL;
+	}
+	size_t n = fwrite(text->data, 1, text->len, f);
+	int bad = n != text->len || ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		fprintf(stderr, "nodus report: cannot write '%s': %m\n", path);
+		remove(tmp);
+		return NODUS_EXIT_INTERNAL;
+	}
+	return NODUS_EXIT_OK;
+}
+
+int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	struct report_args a = {.format = NODUS_REPORT_TEXT};
+	nodus_report_data data;
+	nodus_error err = {0};
+	nodus_store *s = NULL;
+	json_t *report = NULL;
+	nodus_buf text = NODUS_BUF_INIT;
+	int exit_code = NODUS_EXIT_OK;
+	(void)ctx;
+	nodus_report_data_init(&data);
+	if (parse_args(argc, argv, &a, &exit_code))
+		return exit_code;
+	int rc = nodus_store_open_readonly(a.db, &s, &err);
+	if (rc == 0)
+		rc = nodus_report_load(s, a.plan, &data, &err);
+	if (rc == 0)
+		rc = nodus_report_compute(&data, &a.opt, &report, &err);
+	if (rc == 0)
+		rc = nodus_report_render(report, a.format, &text, &err);
+	if (rc) {
+		nodus_cli_print_error(&err);
+		exit_code = nodus_cli_exit_for(rc);
+		goto out;
+	}
+	exit_code = write_out(a.out, &text);
+out:
+	nodus_buf_release(&text);
+	json_decref(report);
+	nodus_report_data_release(&data);
+	nodus_store_close(s);
+	return exit_code;
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * render.c: draws a report document (report.c) as text for a terminal, as
+ * indented JSON, or as CSV with one row per pair x condition. Renderers
+ * only read the document, so every format shows the same numbers.
+ * ------------------------------------------------------------------------ */
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static int num(const json_t *o, const char *key, double *v)
+{
+	json_t *x = json_object_get(o, key);
+	if (!json_is_number(x))
+		return 0;
+	*v = json_number_value(x);
+	return 1;
+}
+
+/* "1.52 [1.40, 1.66]", "n/a" when null; parts may be null separately. */
+static void add_interval(nodus_buf *b, const json_t *iv, const char *fmt)
+{
+	double e, lo, hi;
+	if (!json_is_object(iv) || !num(iv, "estimate", &e)) {
+		nodus_buf_adds(b, "n/a");
+		return;
+	}
+	nodus_buf_addf(b, fmt, e);
+	if (num(iv, "lo", &lo) && num(iv, "hi", &hi)) {
+		nodus_buf_adds(b, " [");
+		nodus_buf_addf(b, fmt, lo);
+		nodus_buf_adds(b, ", ");
+		nodus_buf_addf(b, fmt, hi);
+		nodus_buf_adds(b, "]");
+	}
+}
+
+/* ---- text ---- */
+
+static void text_header(const json_t *rep, nodus_buf *b)
+{
+	const json_t *plan = json_object_get(rep, "plan");
+	double price;
+	nodus_buf_addf(b, "nodus report: plan %.12s (%s), baseline %s\n", str(plan, "digest"),
+		       str(plan, "name"), str(rep, "baseline"));
+	nodus_buf_addf(b, "%" JSON_INTEGER_FORMAT " pairs, %" JSON_INTEGER_FORMAT
+		       " conditions, %" JSON_INTEGER_FORMAT " records; ",
+		       json_integer_value(json_object_get(plan, "pairs")),
+		       json_integer_value(json_object_get(plan, "conditions")),
+		       json_integer_value(json_object_get(plan, "records")));
+	if (num(plan, "price_per_device_hour_usd", &price))
+		nodus_buf_addf(b, "price $%g per device-hour\n\n", price);
+	else
+		nodus_buf_addf(b, "price unknown: %s\n\n", str(plan, "price_reason"));
+}
+
+static void text_pairs(const json_t *rep, nodus_buf *b)
+{
+	const json_t *pairs = json_object_get(rep, "pairs"), *conds = json_object_get(rep, "conditions");
+	size_t i, k;
+	json_t *p, *c;
+	int w = 4;
+	json_array_foreach(pairs, i, p)
+		if ((int)strlen(str(p, "id")) > w)
+			w = (int)strlen(str(p, "id"));
+	nodus_buf_addf(b, "%-*s  %-10s", w, "pair", "expect");
+	json_array_foreach(conds, k, c)
+		nodus_buf_addf(b, "  %-36s", str(c, "name"));
+	nodus_buf_adds(b, "\n");
+	json_array_foreach(pairs, i, p) {
+		const char *expect = str(p, "expect");
+		nodus_buf_addf(b, "%-*s  %-10s", w, str(p, "id"), *expect ? expect : "-");
+		json_array_foreach(conds, k, c) {
+			nodus_buf cell = NODUS_BUF_INIT;
+			const char *name = str(c, "name");
+			nodus_buf_addf(&cell, "%s ", str(json_object_get(p, "labels"), name));
+			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
+			if (json_is_object(sp))
+				add_interval(&cell, sp, "%.3g");
+			nodus_buf_addf(b, "  %-36s", cell.data);
+			nodus_buf_release(&cell);
+		}
+		nodus_buf_adds(b, "\n");
+	}
+}
+
+static void text_matrix(const json_t *c, const char *base, nodus_buf *b)
+{
+	const json_t *m = json_object_get(c, "matrix");
+	const json_t *cats = json_object_get(m, "categories"), *rows = json_object_get(m, "counts");
+	size_t i, j;
+	json_t *x, *row;
+	int w = 6;
+	json_array_foreach(cats, i, x)
+		if ((int)strlen(json_string_value(x)) > w)
+			w = (int)strlen(json_string_value(x));
+	nodus_buf_addf(b, "  matrix (rows: %s, columns: %s)\n    %-*s", base, str(c, "name"), w, "");
+	json_array_foreach(cats, i, x)
+		nodus_buf_addf(b, " %*s", w, json_string_value(x));
+	nodus_buf_adds(b, "\n");
+	json_array_foreach(rows, i, row) {
+		nodus_buf_addf(b, "    %-*s", w, json_string_value(json_array_get(cats, i)));
+		json_array_foreach(row, j, x)
+			nodus_buf_addf(b, " %*" JSON_INTEGER_FORMAT, w, json_integer_value(x));
+		nodus_buf_adds(b, "\n");
+	}
+}
+
+static void text_cost(const json_t *c, nodus_buf *b)
+{
+	const json_t *cost = json_object_get(c, "cost"), *aa = json_object_get(c, "aa_noise");
+	double v;
+	nodus_buf_addf(b, "  cost: %" JSON_INTEGER_FORMAT " attempts (%" JSON_INTEGER_FORMAT
+		       " retries, %" JSON_INTEGER_FORMAT " failures)",
+		       json_integer_value(json_object_get(cost, "attempts")),
+		       json_integer_value(json_object_get(cost, "retries")),
+		       json_integer_value(json_object_get(cost, "failures")));
+	if (num(cost, "device_s", &v))
+		nodus_buf_addf(b, ", device %.4g s", v);
+	if (num(cost, "compile_s", &v))
+		nodus_buf_addf(b, ", compile %.4g s", v);
+	if (num(cost, "validation_s", &v))
+		nodus_buf_addf(b, ", validation %.4g s", v);
+	if (num(cost, "usd", &v))
+		nodus_buf_addf(b, ", $%.4g\n", v);
+	else
+		nodus_buf_addf(b, ", dollars unknown: %s\n", str(cost, "usd_reason"));
+	if (num(c, "agreeing_per_usd", &v))
+		nodus_buf_addf(b, "  agreeing records per dollar: %.4g\n", v);
+	else
+		nodus_buf_addf(b, "  agreeing records per dollar: unknown: %s\n",
+			       str(c, "agreeing_per_usd_reason"));
+	if (num(aa, "median_log_half_width", &v))
+		nodus_buf_addf(b, "  A/A noise: median log half-width %.4g over %" JSON_INTEGER_FORMAT
+			       " pairs\n", v, json_integer_value(json_object_get(aa, "with_interval")));
+	else
+		nodus_buf_adds(b, "  A/A noise: no A/A pair with an interval\n");
+}
+
+static void text_condition(const json_t *c, const char *base, nodus_buf *b)
+{
+	size_t i;
+	json_t *f;
+	nodus_buf_addf(b, "\ncondition %s (%s)%s: %" JSON_INTEGER_FORMAT
+		       " pairs compared, %" JSON_INTEGER_FORMAT " excluded, %" JSON_INTEGER_FORMAT
+		       " agree with %s\n", str(c, "name"), str(c, "kind"),
+		       json_is_true(json_object_get(c, "baseline")) ? " [baseline]" : "",
+		       json_integer_value(json_object_get(c, "pairs")),
+		       json_integer_value(json_object_get(c, "excluded")),
+		       json_integer_value(json_object_get(c, "agreeing")), base);
+	nodus_buf_adds(b, "  agreement ");
+	add_interval(b, json_object_get(c, "agreement"), "%.3f");
+	nodus_buf_adds(b, "   kappa ");
+	add_interval(b, json_object_get(c, "kappa"), "%.3f");
+	nodus_buf_adds(b, "\n");
+	text_matrix(c, base, b);
+	const json_t *ff = json_object_get(c, "false_fast");
+	nodus_buf_addf(b, "  false fast (FASTER here, not in %s): %zu\n", base, json_array_size(ff));
+	json_array_foreach(ff, i, f) {
+		nodus_buf_addf(b, "    %s: FASTER ", str(f, "pair"));
+		add_interval(b, json_object_get(f, "speedup"), "%.3g");
+		nodus_buf_addf(b, "; %s %s ", base, str(f, "baseline"));
+		add_interval(b, json_object_get(f, "baseline_speedup"), "%.3g");
+		nodus_buf_adds(b, "\n");
+	}
+	text_cost(c, b);
+}
+
+static void render_text(const json_t *rep, nodus_buf *b)
+{
+	size_t i;
+	json_t *c, *e;
+	text_header(rep, b);
+	text_pairs(rep, b);
+	json_array_foreach(json_object_get(rep, "conditions"), i, c)
+		text_condition(c, str(rep, "baseline"), b);
+	const json_t *ex = json_object_get(rep, "excluded");
+	nodus_buf_addf(b, "\nexcluded (target differs from the baseline's): %zu\n",
+		       json_array_size(ex));
+	json_array_foreach(ex, i, e)
+		nodus_buf_addf(b, "  %s under %s: %s\n", str(e, "pair"), str(e, "condition"),
+			       str(e, "reason"));
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(nodus_buf *b, const char *s, int last)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		nodus_buf_adds(b, "\"");
+		for (; *s; s++)
+			nodus_buf_adds(b, *s == '"' ? "\"\"" : (char[2]){*s, '\0'});
+		nodus_buf_adds(b, "\"");
+	} else {
+		nodus_buf_adds(b, s);
+	}
+	nodus_buf_adds(b, last ? "\n" : ",");
+}
+
+static void csv_number(nodus_buf *b, const json_t *o, const char *key, int last)
+{
+	double v;
+	if (num(o, key, &v))
+		nodus_buf_addf(b, "%.10g", v);
+	nodus_buf_adds(b, last ? "\n" : ",");
+}
+
+static int is_excluded(const json_t *rep, const char *pair, const char *cond)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(rep, "excluded"), i, e)
+		if (strcmp(str(e, "pair"), pair) == 0 && strcmp(str(e, "condition"), cond) == 0)
+			return 1;
+	return 0;
+}
+
+static void render_csv(const json_t *rep, nodus_buf *b)
+{
+	const char *base = str(rep, "baseline");
+	size_t i, k;
+	json_t *p, *c;
+	nodus_buf_adds(b, "plan_digest,pair_id,task,candidate,reference,expect,condition,kind,"
+		       "baseline,outcome,baseline_outcome,agrees,excluded,speedup,ci_lo,ci_hi\n");
+	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
+		const json_t *labels = json_object_get(p, "labels");
+		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
+			const char *name = str(c, "name");
+			const char *out = str(labels, name), *bout = str(labels, base);
+			int excl = is_excluded(rep, str(p, "id"), name);
+			csv_field(b, str(json_object_get(rep, "plan"), "digest"), 0);
+			csv_field(b, str(p, "id"), 0);
+			csv_field(b, str(p, "task"), 0);
+			csv_field(b, str(p, "candidate"), 0);
+			csv_field(b, str(p, "reference"), 0);
+			csv_field(b, str(p, "expect"), 0);
+			csv_field(b, name, 0);
+			csv_field(b, str(c, "kind"), 0);
+			csv_field(b, base, 0);
+			csv_field(b, out, 0);
+			csv_field(b, bout, 0);
+			csv_field(b, excl ? "" : strcmp(out, bout) == 0 ? "1" : "0", 0);
+			csv_field(b, excl ? "1" : "0", 0);
+			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
+			csv_number(b, sp, "estimate", 0);
+			csv_number(b, sp, "lo", 0);
+			csv_number(b, sp, "hi", 1);
+		}
+	}
+}
+
+int nodus_report_render(const json_t *report, nodus_report_format format, nodus_buf *out,
+			nodus_error *err)
+{
+	size_t before = out->len;
+	if (format == NODUS_REPORT_JSON) {
+		char *s = json_dumps(report, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		if (!s)
+			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory rendering the report");
+		int rc = nodus_buf_adds(out, s);
+		free(s);
+		if (rc == 0)
+			rc = nodus_buf_adds(out, "\n");
+		return rc ? NODUS_ERR(err, NODUS_ENOMEM, "out of memory rendering the report") : 0;
+	}
+	if (format == NODUS_REPORT_TEXT)
+		render_text(report, out);
+	else if (format == NODUS_REPORT_CSV)
+		render_csv(report, out);
+	else
+		return NODUS_ERR(err, NODUS_EINVAL, "unknown report format %d", (int)format);
+	/* The renderers do not check every append; nodus_buf keeps its
+	 * content when one fails, so memory running out shows here only when
+	 * nothing could be written at all (a known limit). */
+	if (out->len == before)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory rendering the report");
+	return 0;
+}

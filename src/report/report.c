@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * report.c: the arithmetic of the report, on in-memory arrays only.
+ *
+ * Items are PAIRS: each pair's outcome under a condition is the label of
+ * its final record when the status is OK, else the status name, or
+ * MISSING when no final record exists. Outcomes are small integers
+ * (categories) so that the agreement statistics of src/measure/stats.h can
+ * work on them: the four labels first, then every status (OK appears only
+ * for an OK record without a label), then MISSING.
+ *
+ * Per condition, against the baseline condition:
+ *   - pairs whose final record ran on another target than the baseline's
+ *     final record of the same pair are excluded (and listed);
+ *   - the matrix, agreement rate and Cohen's kappa, with percentile
+ *     bootstrap intervals over tasks (clusters), fixed seed;
+ *   - false-fast pairs: FASTER here, not FASTER in the baseline;
+ *   - cost over ALL attempts of the condition (retries, failures and
+ *     excluded pairs included: money spent is spent);
+ *   - the A/A noise of pairs whose candidate is their reference.
+ * The result is one JSON document (docs/report.md); render.c draws it.
+ * ------------------------------------------------------------------------ */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/stats.h"
+
+#define CAT_STATUS0 NODUS_LABEL_COUNT_                   /* status s is CAT_STATUS0 + s */
+#define CAT_MISSING (CAT_STATUS0 + NODUS_STATUS_COUNT_)   /* no final record */
+#define N_CATS (CAT_MISSING + 1)
+
+struct pair_info {
+	const char *id;         /* pair id, borrowed from the plan JSON */
+	const char *task;       /* task name */
+	const char *candidate;  /* candidate solution name */
+	const char *reference;  /* reference solution name */
+	const char *expect;     /* expected outcome, or NULL */
+	int task_index;         /* index of task among the plan's distinct tasks */
+};
+
+struct cond_info {
+	const char *name;       /* condition name, borrowed from the plan JSON */
+	const char *kind;       /* isolated, cpu-stress, ... */
+};
+
+/* Everything compute() derives from the input before building sections. */
+struct ctx {
+	const nodus_report_data *d;      /* the input */
+	nodus_report_options opt;        /* options with defaults filled in */
+	json_t *plan;                    /* parsed plan JSON, owned */
+	struct pair_info *pairs;         /* n_pairs entries */
+	int n_pairs;
+	struct cond_info *conds;         /* n_conds entries */
+	int n_conds;
+	int base;                        /* index of the baseline condition */
+	const nodus_record **final;      /* [pair * n_conds + cond]: final record or NULL */
+	double price_usd;                /* per device hour; NAN = unknown */
+	const char *price_reason;        /* why price_usd is unknown, or NULL */
+};
+
+static const char *cat_name(int c)
+{
+	if (c < CAT_STATUS0)
+		return nodus_label_name(c);
+	if (c < CAT_MISSING)
+		return nodus_status_name(c - CAT_STATUS0);
+	return "MISSING";
+}
+
+static int outcome(const nodus_record *r)
+{
+	if (!r)
+		return CAT_MISSING;
+	if (r->status == NODUS_STATUS_OK && r->label >= 0 && r->label < NODUS_LABEL_COUNT_)
+		return r->label;
+	return CAT_STATUS0 + r->status;
+}
+
+/* A JSON number, or null for NaN and infinities (JSON has neither). */
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jinterval(double est, double lo, double hi)
+{
+	return json_pack("{s:o, s:o, s:o}", "estimate", jnum(est), "lo", jnum(lo), "hi", jnum(hi));
+}
+
+static json_t *jspeedup(const nodus_record *r)
+{
+	if (!r || !isfinite(r->speedup))
+		return json_null();
+	return jinterval(r->speedup, r->ci_lo, r->ci_hi);
+}
+
+/* ---- reading the plan ---- */
+
+static int parse_pairs(struct ctx *c, nodus_error *err)
+{
+	json_t *pairs = json_object_get(c->plan, "pairs");
+	if (!json_is_array(pairs))
+		return NODUS_ERR_AT(err, NODUS_EPARSE, "", 0, 0, "$.pairs",
+				    "plan %s: expected an array of pairs", c->d->plan_digest);
+	c->n_pairs = (int)json_array_size(pairs);
+	c->pairs = calloc((size_t)c->n_pairs + 1, sizeof(*c->pairs));
+	if (!c->pairs)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	for (int i = 0; i < c->n_pairs; i++) {
+		json_t *p = json_array_get(pairs, (size_t)i);
+		struct pair_info *q = &c->pairs[i];
+		q->id = json_string_value(json_object_get(p, "id"));
+		q->task = json_string_value(json_object_get(p, "task"));
+		q->candidate = json_string_value(json_object_get(p, "candidate"));
+		q->reference = json_string_value(json_object_get(p, "reference"));
+		q->expect = json_string_value(json_object_get(p, "expect"));
+		if (!q->id || !q->task || !q->candidate || !q->reference) {
+			char path[64];
+			snprintf(path, sizeof(path), "$.pairs[%d]", i);
+			return NODUS_ERR_AT(err, NODUS_EPARSE, "", 0, 0, path,
+					    "plan %s: expected id, task, candidate and reference "
+					    "strings", c->d->plan_digest);
+		}
+		q->task_index = i;
+		for (int j = 0; j < i; j++)
+			if (strcmp(c->pairs[j].task, q->task) == 0) {
+				q->task_index = c->pairs[j].task_index;
+				break;
+			}
+	}
+	return 0;
+}
+
+static int parse_conditions(struct ctx *c, nodus_error *err)
+{
+	json_t *conds = json_object_get(c->plan, "conditions");
+	if (!json_is_array(conds) || json_array_size(conds) == 0)
+		return NODUS_ERR_AT(err, NODUS_EPARSE, "", 0, 0, "$.conditions",
+				    "plan %s: expected a non-empty array of conditions",
+				    c->d->plan_digest);
+	c->n_conds = (int)json_array_size(conds);
+	c->conds = calloc((size_t)c->n_conds, sizeof(*c->conds));
+	if (!c->conds)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	for (int i = 0; i < c->n_conds; i++) {
+		json_t *o = json_array_get(conds, (size_t)i);
+		c->conds[i].name = json_string_value(json_object_get(o, "name"));
+		c->conds[i].kind = json_string_value(json_object_get(o, "kind"));
+		if (!c->conds[i].name || !c->conds[i].kind) {
+			char path[64];
+			snprintf(path, sizeof(path), "$.conditions[%d]", i);
+			return NODUS_ERR_AT(err, NODUS_EPARSE, "", 0, 0, path,
+					    "plan %s: expected name and kind strings",
+					    c->d->plan_digest);
+		}
+	}
+	return 0;
+}
+
+static int find_baseline(struct ctx *c, nodus_error *err)
+{
+	c->base = -1;
+	for (int i = 0; i < c->n_conds && c->base < 0; i++) {
+		if (c->opt.baseline ? strcmp(c->conds[i].name, c->opt.baseline) == 0
+				    : strcmp(c->conds[i].kind, "isolated") == 0)
+			c->base = i;
+	}
+	if (c->base >= 0)
+		return 0;
+	if (c->opt.baseline)
+		return NODUS_ERR(err, NODUS_EINVAL, "baseline condition '%s' is not in plan %s",
+				 c->opt.baseline, c->d->plan_digest);
+	return NODUS_ERR(err, NODUS_EINVAL,
+			 "plan %s has no condition of kind isolated; name one with --baseline",
+			 c->d->plan_digest);
+}
+
+static void read_price(struct ctx *c)
+{
+	json_t *target = json_object_get(c->plan, "target");
+	json_t *price = json_object_get(target, "price_per_device_hour_usd");
+	c->price_usd = NAN;
+	if (json_is_number(price) && json_number_value(price) >= 0)
+		c->price_usd = json_number_value(price);
+	else if (json_is_null(price))
+		c->price_reason = "the plan's target.price_per_device_hour_usd is null (unknown)";
+	else
+		c->price_reason = "the plan's target has no valid price_per_device_hour_usd";
+}
+
+static int find_pair(const struct ctx *c, const char *id)
+{
+	for (int i = 0; i < c->n_pairs; i++)
+		if (strcmp(c->pairs[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+static int find_cond(const struct ctx *c, const char *name)
+{
+	for (int i = 0; i < c->n_conds; i++)
+		if (strcmp(c->conds[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* 1 if r belongs to the plan reported on (any record when no digest). */
+static int belongs(const struct ctx *c, const nodus_record *r)
+{
+	return c->d->plan_digest[0] == '\0' || strcmp(r->plan_digest, c->d->plan_digest) == 0;
+}
+
+/* Records of other plans, pairs or conditions than the plan's are ignored:
+ * the loader only passes the plan's own. */
+static int index_finals(struct ctx *c, nodus_error *err)
+{
+	c->final = calloc((size_t)c->n_pairs * (size_t)c->n_conds + 1, sizeof(*c->final));
+	if (!c->final)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	for (int i = 0; i < c->d->n_records; i++) {
+		const nodus_record *r = &c->d->records[i];
+		if (!r->final || !belongs(c, r))
+			continue;
+		int p = find_pair(c, r->pair_id), k = find_cond(c, r->condition);
+		if (p >= 0 && k >= 0)
+			c->final[p * c->n_conds + k] = r;
+	}
+	return 0;
+}
+
+/* ---- excluded pairs ---- */
+
+static const nodus_record *final_of(const struct ctx *c, int p, int k)
+{
+	return c->final[p * c->n_conds + k];
+}
+
+/* 1 if the pair's final record under k ran on another target than its
+ * final record under the baseline: the two labels are not comparable. An
+ * attempt that failed before its worker reported a fingerprint has an
+ * empty target hash; it ran nowhere in particular and is compared. */
+static int target_differs(const struct ctx *c, int p, int k)
+{
+	const nodus_record *b = final_of(c, p, c->base), *r = final_of(c, p, k);
+	return k != c->base && b && r && b->target_hash[0] && r->target_hash[0] &&
+	       strcmp(b->target_hash, r->target_hash) != 0;
+}
+
+static json_t *fingerprint(const struct ctx *c, const char *hash)
+{
+	for (int i = 0; i < c->d->n_targets; i++)
+		if (strcmp(c->d->target_hash[i], hash) == 0)
+			return json_loads(c->d->target_json[i], 0, NULL);
+	return NULL;
+}
+
+/* Top-level fields whose values differ between the two fingerprints, or
+ * NULL when the store lacks either of them. */
+static json_t *differing_fields(const struct ctx *c, const char *h1, const char *h2)
+{
+	json_t *a = fingerprint(c, h1), *b = fingerprint(c, h2), *out = NULL;
+	const char *key;
+	json_t *v;
+	if (!json_is_object(a) || !json_is_object(b))
+		goto out;
+	out = json_array();
+	json_object_foreach(a, key, v)
+		if (!json_equal(v, json_object_get(b, key)))
+			json_array_append_new(out, json_string(key));
+	json_object_foreach(b, key, v)
+		if (!json_object_get(a, key))
+			json_array_append_new(out, json_string(key));
+out:
+	json_decref(a);
+	json_decref(b);
+	return out;
+}
+
+static json_t *excluded_entry(const struct ctx *c, int p, int k)
+{
+	const char *h1 = final_of(c, p, c->base)->target_hash;
+	const char *h2 = final_of(c, p, k)->target_hash;
+	json_t *fields = differing_fields(c, h1, h2);
+	nodus_buf reason = NODUS_BUF_INIT;
+	nodus_buf_addf(&reason, "target %s differs from the baseline's target %s", h2, h1);
+	if (!fields) {
+		nodus_buf_adds(&reason, " (fingerprints not both in the store)");
+	} else {
+		size_t i;
+		json_t *f;
+		nodus_buf_adds(&reason, json_array_size(fields) ? "; differing fields:"
+								: "; no top-level field differs");
+		json_array_foreach(fields, i, f)
+			nodus_buf_addf(&reason, "%s %s", i ? "," : "", json_string_value(f));
+	}
+	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s}", "pair", c->pairs[p].id,
+			      "condition", c->conds[k].name, "baseline_target", h1, "target", h2,
+			      "differing_fields", fields ? fields : json_null(), "reason",
+			      reason.data);
+	nodus_buf_release(&reason);
+	return e;
+}
+
+/* ---- one condition against the baseline ---- */
+
+/* The compared pairs of one condition: baseline and condition outcomes,
+ * and the task of each as a cluster index with no empty cluster. */
+struct items {
+	int n;             /* compared pairs */
+	int *pair;         /* plan index of item i */
+	int *a;            /* baseline outcome of item i */
+	int *b;            /* condition outcome of item i */
+	int *cluster;      /* compact task index of item i */
+	int n_clusters;    /* distinct tasks among the items */
+};
+
+static void items_release(struct items *it)
+{
+	free(it->pair);
+	free(it->a);
+	free(it->b);
+	free(it->cluster);
+}
+
+/* Fills it for condition k; excluded pairs go to excluded[]. */
+static int items_build(const struct ctx *c, int k, struct items *it, json_t *excluded,
+		       nodus_error *err)
+{
+	size_t n = (size_t)c->n_pairs + 1;
+	int *task_map = malloc(n * sizeof(int));
+	memset(it, 0, sizeof(*it));
+	it->pair = malloc(n * sizeof(int));
+	it->a = malloc(n * sizeof(int));
+	it->b = malloc(n * sizeof(int));
+	it->cluster = malloc(n * sizeof(int));
+	if (!task_map || !it->pair || !it->a || !it->b || !it->cluster) {
+		free(task_map);
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	}
+	for (int p = 0; p < c->n_pairs; p++)
+		task_map[p] = -1;
+	for (int p = 0; p < c->n_pairs; p++) {
+		if (target_differs(c, p, k)) {
+			json_array_append_new(excluded, excluded_entry(c, p, k));
+			continue;
+		}
+		int t = c->pairs[p].task_index;
+		if (task_map[t] < 0)
+			task_map[t] = it->n_clusters++;
+		it->pair[it->n] = p;
+		it->a[it->n] = outcome(final_of(c, p, c->base));
+		it->b[it->n] = outcome(final_of(c, p, k));
+		it->cluster[it->n] = task_map[t];
+		it->n++;
+	}
+	free(task_map);
+	return 0;
+}
+
+/* Baseline outcome x condition outcome, over the categories that occur. */
+static json_t *matrix(const struct items *it)
+{
+	int counts[N_CATS][N_CATS] = {{0}}, seen[N_CATS] = {0};
+	for (int i = 0; i < it->n; i++) {
+		counts[it->a[i]][it->b[i]]++;
+		seen[it->a[i]] = seen[it->b[i]] = 1;
+	}
+	json_t *cats = json_array(), *rows = json_array();
+	for (int x = 0; x < N_CATS; x++) {
+		if (!seen[x])
+			continue;
+		json_array_append_new(cats, json_string(cat_name(x)));
+		json_t *row = json_array();
+		for (int y = 0; y < N_CATS; y++)
+			if (seen[y])
+				json_array_append_new(row, json_integer(counts[x][y]));
+		json_array_append_new(rows, row);
+	}
+	return json_pack("{s:o, s:o}", "categories", cats, "counts", rows);
+}
+
+static int agreement(const struct ctx *c, const struct items *it, json_t *out, nodus_error *err)
+{
+	nodus_interval ag = {NAN, NAN, NAN}, ka = {NAN, NAN, NAN};
+	if (it->n > 0) {
+		int rc = nodus_stats_agreement_bootstrap(it->a, it->b, it->cluster, it->n, N_CATS,
+							 it->n_clusters, c->opt.confidence,
+							 c->opt.resamples, c->opt.seed, &ag, &ka);
+		if (rc == NODUS_ENOMEM)
+			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+		if (rc)
+			return NODUS_ERR(err, NODUS_EINTERNAL,
+					 "agreement bootstrap refused its arguments (%d items, "
+					 "%d tasks)", it->n, it->n_clusters);
+	}
+	json_object_set_new(out, "agreement", jinterval(ag.estimate, ag.lo, ag.hi));
+	json_object_set_new(out, "kappa", jinterval(ka.estimate, ka.lo, ka.hi));
+	return 0;
+}
+
+static json_t *false_fast(const struct ctx *c, const struct items *it, int k)
+{
+	json_t *list = json_array();
+	for (int i = 0; i < it->n; i++) {
+		if (it->b[i] != NODUS_LABEL_FASTER || it->a[i] == NODUS_LABEL_FASTER)
+			continue;
+		int p = it->pair[i];
+		json_array_append_new(list, json_pack(
+			"{s:s, s:s, s:s, s:o, s:o}", "pair", c->pairs[p].id, "baseline",
+			cat_name(it->a[i]), "label", cat_name(it->b[i]), "baseline_speedup",
+			jspeedup(final_of(c, p, c->base)), "speedup", jspeedup(final_of(c, p, k))));
+	}
+	return list;
+}
+
+/* Cost of every attempt under condition k, and what it bought. */
+static json_t *cost(const struct ctx *c, int k, int agreeing, json_t *cond)
+{
+	int attempts = 0, retries = 0, failures = 0, unknown = 0;
+	double device_s = 0, compile_s = 0, validation_s = 0;
+	for (int i = 0; i < c->d->n_records; i++) {
+		const nodus_record *r = &c->d->records[i];
+		if (!belongs(c, r) || strcmp(r->condition, c->conds[k].name) != 0)
+			continue;
+		attempts++;
+		retries += r->attempt > 1;
+		failures += r->status != NODUS_STATUS_OK;
+		if (isfinite(r->device_s) && isfinite(r->charge_share))
+			device_s += r->device_s * r->charge_share;
+		else
+			unknown++;
+		compile_s += isfinite(r->compile_s) ? r->compile_s : 0;
+		validation_s += isfinite(r->validation_s) ? r->validation_s : 0;
+	}
+	double usd = NAN, per_usd = NAN;
+	const char *reason = c->price_reason;
+	char buf[160];
+	if (!reason && unknown) {
+		snprintf(buf, sizeof(buf), "device time or charge share unknown for %d of %d attempts",
+			 unknown, attempts);
+		reason = buf;
+	}
+	if (!reason)
+		usd = device_s / 3600.0 * c->price_usd;
+	if (!reason && usd > 0)
+		per_usd = agreeing / usd;
+	json_t *out = json_pack("{s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
+				"attempts", attempts, "retries", retries, "failures", failures,
+				"device_s", jnum(device_s), "device_s_unknown_attempts", unknown,
+				"device_hours", jnum(device_s / 3600.0), "compile_s", jnum(compile_s),
+				"validation_s", jnum(validation_s), "usd", jnum(usd), "usd_reason",
+				reason ? json_string(reason) : json_null());
+	if (!reason && !(usd > 0))
+		reason = "the condition cost zero dollars";
+	json_object_set_new(cond, "agreeing_per_usd", jnum(per_usd));
+	json_object_set_new(cond, "agreeing_per_usd_reason",
+			    isfinite(per_usd) ? json_null() : json_string(reason));
+	return out;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* Median interval half-width on log scale of A/A pairs (candidate ==
+ * reference) with a finite interval under condition k. */
+static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
+{
+	double *w = malloc(((size_t)it->n + 1) * sizeof(double));
+	int n = 0, aa = 0;
+	double median = NAN;
+	for (int i = 0; w && i < it->n; i++) {
+		const struct pair_info *p = &c->pairs[it->pair[i]];
+		if (strcmp(p->candidate, p->reference) != 0)
+			continue;
+		aa++;
+		const nodus_record *r = final_of(c, it->pair[i], k);
+		if (r && r->ci_lo > 0 && r->ci_hi > 0 && isfinite(r->ci_lo) && isfinite(r->ci_hi))
+			w[n++] = (log(r->ci_hi) - log(r->ci_lo)) / 2.0;
+	}
+	if (n > 0) {
+		qsort(w, (size_t)n, sizeof(double), cmp_double);
+		median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2.0;
+	}
+	free(w);
+	return json_pack("{s:i, s:i, s:o}", "aa_pairs", aa, "with_interval", n,
+			 "median_log_half_width", jnum(median));
+}
+
+static int condition_section(const struct ctx *c, int k, json_t *excluded, json_t **out,
+			     nodus_error *err)
+{
+	struct items it;
+	int rc = items_build(c, k, &it, excluded, err);
+	if (rc)
+		return rc;
+	int agreeing = 0;
+	for (int i = 0; i < it.n; i++)
+		agreeing += it.a[i] == it.b[i];
+	json_t *cond = json_pack("{s:s, s:s, s:b, s:i, s:i, s:i}", "name", c->conds[k].name,
+				 "kind", c->conds[k].kind, "baseline", k == c->base, "pairs", it.n,
+				 "excluded", c->n_pairs - it.n, "agreeing", agreeing);
+	rc = agreement(c, &it, cond, err);
+	if (rc == 0) {
+		json_object_set_new(cond, "matrix", matrix(&it));
+		json_object_set_new(cond, "false_fast", false_fast(c, &it, k));
+		json_object_set_new(cond, "cost", cost(c, k, agreeing, cond));
+		json_object_set_new(cond, "aa_noise", aa_noise(c, &it, k));
+		*out = cond;
+	} else {
+		json_decref(cond);
+	}
+	items_release(&it);
+	return rc;
+}
+
+/* ---- the document ---- */
+
+static json_t *pairs_section(const struct ctx *c)
+{
+	json_t *list = json_array();
+	for (int p = 0; p < c->n_pairs; p++) {
+		const struct pair_info *q = &c->pairs[p];
+		json_t *labels = json_object(), *speedups = json_object();
+		for (int k = 0; k < c->n_conds; k++) {
+			const nodus_record *r = final_of(c, p, k);
+			json_object_set_new(labels, c->conds[k].name, json_string(cat_name(outcome(r))));
+			json_object_set_new(speedups, c->conds[k].name, jspeedup(r));
+		}
+		json_array_append_new(list, json_pack(
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "id", q->id, "task", q->task,
+			"candidate", q->candidate, "reference", q->reference, "expect",
+			q->expect ? json_string(q->expect) : json_null(), "labels", labels,
+			"speedups", speedups));
+	}
+	return list;
+}
+
+static json_t *plan_section(const struct ctx *c)
+{
+	json_t *name = json_object_get(c->plan, "name");
+	if (!json_is_string(name))
+		name = json_object_get(c->plan, "campaign");
+	return json_pack("{s:s, s:O, s:o, s:o, s:i, s:i, s:i}", "digest", c->d->plan_digest,
+			 "name", json_is_string(name) ? name : json_null(),
+			 "price_per_device_hour_usd", jnum(c->price_usd), "price_reason",
+			 c->price_reason ? json_string(c->price_reason) : json_null(), "pairs",
+			 c->n_pairs, "conditions", c->n_conds, "records", c->d->n_records);
+}
+
+static int build(struct ctx *c, json_t **out, nodus_error *err)
+{
+	json_t *conds = json_array(), *excluded = json_array();
+	int rc = 0;
+	for (int k = 0; rc == 0 && k < c->n_conds; k++) {
+		json_t *cond = NULL;
+		rc = condition_section(c, k, excluded, &cond, err);
+		if (rc == 0)
+			json_array_append_new(conds, cond);
+	}
+	if (rc) {
+		json_decref(conds);
+		json_decref(excluded);
+		return rc;
+	}
+	*out = json_pack("{s:s, s:o, s:{s:s, s:i, s:f, s:I}, s:o, s:o, s:o}", "baseline",
+			 c->conds[c->base].name, "plan", plan_section(c), "bootstrap", "clusters",
+			 "task", "resamples", c->opt.resamples, "confidence", c->opt.confidence,
+			 "seed", (json_int_t)c->opt.seed, "conditions", conds, "pairs",
+			 pairs_section(c), "excluded", excluded);
+	if (!*out)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building the report");
+	return 0;
+}
+
+int nodus_report_compute(const nodus_report_data *d, const nodus_report_options *opt,
+			 json_t **out, nodus_error *err)
+{
+	struct ctx c = {.d = d};
+	json_error_t jerr;
+	int rc = 0;
+	*out = NULL;
+	if (opt)
+		c.opt = *opt;
+	c.opt.resamples = c.opt.resamples > 0 ? c.opt.resamples : NODUS_REPORT_RESAMPLES;
+	c.opt.confidence = c.opt.confidence > 0 ? c.opt.confidence : NODUS_REPORT_CONFIDENCE;
+	c.opt.seed = c.opt.seed ? c.opt.seed : NODUS_REPORT_SEED;
+	c.plan = json_loads(d->plan_json ? d->plan_json : "", 0, &jerr);
+	if (!json_is_object(c.plan)) {
+		rc = NODUS_ERR(err, NODUS_EPARSE, "plan %s: not a JSON object: %s", d->plan_digest,
+			       c.plan ? "another JSON value" : jerr.text);
+		goto out;
+	}
+	rc = parse_pairs(&c, err);
+	if (rc == 0)
+		rc = parse_conditions(&c, err);
+	if (rc == 0)
+		rc = find_baseline(&c, err);
+	if (rc == 0)
+		rc = index_finals(&c, err);
+	if (rc == 0) {
+		read_price(&c);
+		rc = build(&c, out, err);
+	}
+out:
+	free(c.pairs);
+	free(c.conds);
+	free(c.final);
+	json_decref(c.plan);
+	return rc;
+}

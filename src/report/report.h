@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * report.h: does a label survive its isolated recheck? The report of a
+ * plan's records, per condition against a baseline condition, over pairs.
+ *
+ * Three layers, so that the arithmetic is testable without SQLite:
+ *   1. nodus_report_load() reads a store: the plan JSON, every record of
+ *      the plan (all attempts, no samples) and the target fingerprints;
+ *   2. nodus_report_compute() works on those in-memory arrays only and
+ *      builds the report as a JSON document (docs/report.md gives its
+ *      shape: baseline, plan, conditions[], pairs[], excluded[]);
+ *   3. nodus_report_render() turns that document into text, JSON or CSV.
+ *
+ * Call order: nodus_report_data_init(); nodus_report_load() (or fill the
+ * struct by hand in tests); nodus_report_compute(); nodus_report_render()
+ * any number of times; json_decref() the report;
+ * nodus_report_data_release().
+ *
+ * Bootstrap intervals use a fixed seed, so the same store gives the same
+ * report byte for byte.
+ * ------------------------------------------------------------------------ */
+#ifndef NODUS_REPORT_H
+#define NODUS_REPORT_H
+
+#include <jansson.h>
+
+#include "common/common.h"
+#include "store/store.h"
+
+#define NODUS_REPORT_SEED UINT64_C(0x6e6f647573) /* "nodus": fixed, reports are reproducible */
+#define NODUS_REPORT_RESAMPLES 2000              /* default bootstrap resamples over tasks */
+#define NODUS_REPORT_CONFIDENCE 0.95             /* default interval confidence */
+
+/* What the report is computed from. Every pointer is borrowed by
+ * nodus_report_compute(); after nodus_report_load() the struct owns them
+ * and nodus_report_data_release() frees them. */
+typedef struct nodus_report_data {
+	char plan_digest[NODUS_SHA256_HEX]; /* the plan reported on */
+	char *plan_json;           /* the plan document: pairs, conditions, target */
+	nodus_record *records;     /* every attempt of the plan, any order; no samples;
+				      message and detail_json NULL */
+	int n_records;             /* entries in records */
+	char **target_hash;        /* fingerprints known to the store: hash i ... */
+	char **target_json;        /* ... has fingerprint JSON i */
+	int n_targets;             /* entries in target_hash and target_json */
+	int alloc_records;         /* capacity of records (loader's bookkeeping) */
+	int alloc_targets;         /* capacity of the target arrays (loader's bookkeeping) */
+} nodus_report_data;
+
+/* How to compute. Zero-initialised means the defaults. */
+typedef struct nodus_report_options {
+	const char *baseline;      /* condition compared against; NULL = the plan's
+				      condition of kind "isolated" */
+	int resamples;             /* bootstrap resamples; 0 = NODUS_REPORT_RESAMPLES */
+	double confidence;         /* interval confidence; 0 = NODUS_REPORT_CONFIDENCE */
+	uint64_t seed;             /* bootstrap seed; 0 = NODUS_REPORT_SEED */
+} nodus_report_options;
+
+typedef enum nodus_report_format {
+	NODUS_REPORT_TEXT,         /* readable terminal report */
+	NODUS_REPORT_JSON,         /* the document itself, indented, keys in order */
+	NODUS_REPORT_CSV           /* one row per pair x condition, with a header row */
+} nodus_report_format;
+
+void nodus_report_data_init(nodus_report_data *d);
+void nodus_report_data_release(nodus_report_data *d);
+
+/* Loads the plan with this digest (NULL = the most recent plan in the
+ * store) and its records and target fingerprints into d (initialised).
+ * NODUS_ENOTFOUND if the plan is absent; on failure d is left released. */
+int nodus_report_load(nodus_store *s, const char *digest, nodus_report_data *d,
+		      nodus_error *err);
+
+/* Computes the report of d. *out gets a new JSON object (json_decref it).
+ * NODUS_EPARSE if the plan JSON lacks pairs or conditions; NODUS_EINVAL if
+ * the baseline condition is not in the plan (or the plan has no isolated
+ * condition and none was named). */
+int nodus_report_compute(const nodus_report_data *d, const nodus_report_options *opt,
+			 json_t **out, nodus_error *err);
+
+/* Renders a report made by nodus_report_compute() into out (appending). */
+int nodus_report_render(const json_t *report, nodus_report_format format, nodus_buf *out,
+			nodus_error *err);
+
+#endif

@@ -1,0 +1,825 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * store.c: the record store on SQLite (see store.h for the contract and
+ * schema.sql for every table and column).
+ *
+ * Opening: set the pragmas (WAL, synchronous=FULL so a committed record
+ * survives a SIGKILL or a power cut, foreign keys, busy timeout), read the
+ * version from schema_version, then apply the missing migrations of the
+ * embedded schema.sql inside one BEGIN IMMEDIATE transaction, re-reading the
+ * version inside it so two processes opening a fresh store at once do not
+ * both migrate. A read-only handle does none of the writing steps.
+ *
+ * Every statement that takes data is prepared and bound; sqlite3_exec()
+ * only runs constant text (pragmas, the embedded schema). NaN doubles are
+ * bound as NULL and NULL reads back as NAN.
+ * ------------------------------------------------------------------------ */
+#include "store/store.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store/schema-sql.h"
+
+#define BUSY_TIMEOUT_MS 30000
+#define MIGRATION_MARK "-- @migration "
+
+struct nodus_store {
+	sqlite3 *db;      /* the connection, owned */
+	int version;      /* schema version after open (and migration) */
+	int readonly;     /* 1: opened by nodus_store_open_readonly() */
+	char path[512];   /* the database file, for messages */
+};
+
+/* ---- errors ---- */
+
+/* Fills err from the connection's last error. Constraint violations are
+ * data the schema refuses (NODUS_EINVAL); anything else is a store fault. */
+static int db_fail(nodus_store *s, nodus_error *err, const char *what)
+{
+	int rc = sqlite3_extended_errcode(s->db);
+	int code = (rc & 0xff) == SQLITE_CONSTRAINT ? NODUS_EINVAL : NODUS_ESTORE;
+	if (s->readonly && ((rc & 0xff) == SQLITE_READONLY))
+		return NODUS_ERR(err, NODUS_ESTORE, "%s: %s: store opened read-only", s->path,
+				 what);
+	return NODUS_ERR(err, code, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int prepare(nodus_store *s, const char *sql, sqlite3_stmt **st, nodus_error *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(s, err, "preparing a statement");
+	return 0;
+}
+
+/* ---- binding and reading ---- */
+
+static int bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (!v)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Empty strings become NULL: used for optional fields such as expect. */
+static int bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	return bind_text(st, i, v && *v ? v : NULL);
+}
+
+static int bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_double(st, i, v);
+}
+
+static double column_real(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+static void column_copy(sqlite3_stmt *st, int i, char *dst, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(dst, size, "%s", t ? (const char *)t : "");
+}
+
+/* Runs a prepared statement that returns no rows, then finalizes it. */
+static int step_done(nodus_store *s, sqlite3_stmt *st, const char *what, nodus_error *err)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(s, err, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int exec_const(nodus_store *s, const char *sql, const char *what, nodus_error *err)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, err, what);
+	return 0;
+}
+
+static void rollback(nodus_store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- migrations ---- */
+
+/* Finds migration number n (1-based) in the embedded schema: *text points
+ * at its first statement, *len is its length. Returns 0 if there is none. */
+static int migration_find(int n, const char **text, size_t *len)
+{
+	const char *p = nodus__schema_sql;
+	const char *start = NULL;
+	size_t mark_len = strlen(MIGRATION_MARK);
+	while ((p = strstr(p, MIGRATION_MARK)) != NULL) {
+		if (p != nodus__schema_sql && p[-1] != '\n') {
+			p += mark_len;
+			continue;
+		}
+		if (start) {
+			*text = start;
+			*len = (size_t)(p - start);
+			return 1;
+		}
+		if (atoi(p + mark_len) == n) {
+			start = strchr(p, '\n');
+			if (!start)
+				NODUS_BUG("schema.sql: migration mark without a body");
+		}
+		p += mark_len;
+	}
+	if (!start)
+		return 0;
+	*text = start;
+	*len = strlen(start);
+	return 1;
+}
+
+int nodus_store_latest_version(void)
+{
+	const char *text;
+	size_t len;
+	int n = 0;
+	while (migration_find(n + 1, &text, &len))
+		n++;
+	return n;
+}
+
+/* Reads the schema version: 0 for a store without any table (a new or
+ * empty file). Returns NODUS_EINVAL for a file that is not a nodus store. */
+static int read_version(nodus_store *s, int *version, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+			    "AND name = 'schema_version'), (SELECT COUNT(*) FROM sqlite_master "
+			    "WHERE name NOT LIKE 'sqlite_%')", &st, err);
+	if (rc) {
+		int sq = sqlite3_errcode(s->db);
+		if (sq == SQLITE_NOTADB || sq == SQLITE_CORRUPT)
+			rc = NODUS_ERR(err, NODUS_EINVAL,
+				       "%s: not a nodus store (not an SQLite database)", s->path);
+		return rc;
+	}
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_fail(s, err, "reading the schema");
+		goto out;
+	}
+	int has_version = sqlite3_column_int(st, 0);
+	int objects = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	*version = 0;
+	if (!has_version) {
+		if (objects > 0)
+			rc = NODUS_ERR(err, NODUS_EINVAL,
+				       "%s: not a nodus store (an SQLite database without a "
+				       "schema_version table)", s->path);
+		goto out;
+	}
+	rc = prepare(s, "SELECT COALESCE(MAX(version), 0) FROM schema_version", &st, err);
+	if (rc)
+		goto out;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_fail(s, err, "reading schema_version");
+		goto out;
+	}
+	*version = sqlite3_column_int(st, 0);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_not_newer(nodus_store *s, nodus_error *err)
+{
+	int latest = nodus_store_latest_version();
+	if (s->version > latest)
+		return NODUS_ERR(err, NODUS_EINVAL,
+				 "%s: store schema version %d is newer than this nodus knows "
+				 "(%d); use a newer nodus", s->path, s->version, latest);
+	return 0;
+}
+
+static int apply_migration(nodus_store *s, int n, nodus_error *err)
+{
+	const char *text;
+	size_t len;
+	if (!migration_find(n, &text, &len))
+		NODUS_BUG("schema.sql: migration numbers are not consecutive");
+	char *sql = strndup(text, len);
+	if (!sql)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	char what[64];
+	snprintf(what, sizeof(what), "applying migration %d", n);
+	int rc = exec_const(s, sql, what, err);
+	free(sql);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = NULL;
+	rc = prepare(s, "INSERT INTO schema_version (version, applied_at) VALUES (?1, ?2)", &st,
+		     err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int(st, 1, n);
+	sqlite3_bind_double(st, 2, nodus_wall_time_s());
+	return step_done(s, st, what, err);
+}
+
+static int migrate(nodus_store *s, nodus_error *err)
+{
+	int latest = nodus_store_latest_version();
+	int rc = exec_const(s, "BEGIN IMMEDIATE", "starting the migration", err);
+	if (rc)
+		return rc;
+	rc = read_version(s, &s->version, err);
+	if (rc == 0)
+		rc = check_not_newer(s, err);
+	while (rc == 0 && s->version < latest) {
+		rc = apply_migration(s, s->version + 1, err);
+		if (rc == 0)
+			s->version++;
+	}
+	if (rc == 0)
+		rc = exec_const(s, "COMMIT", "committing the migration", err);
+	if (rc)
+		rollback(s);
+	return rc;
+}
+
+/* ---- open and close ---- */
+
+static int open_common(const char *path, int flags, nodus_store **out, nodus_error *err)
+{
+	nodus_store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	s->readonly = !(flags & SQLITE_OPEN_READWRITE);
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		int rc = s->db ? NODUS_ERR(err, NODUS_ESTORE, "%s: cannot open: %s", path,
+					   sqlite3_errmsg(s->db))
+			       : NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+		nodus_store_close(s);
+		return rc;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	*out = s;
+	return 0;
+}
+
+int nodus_store_open(const char *path, nodus_store **out, nodus_error *err)
+{
+	nodus_store *s = NULL;
+	*out = NULL;
+	int rc = open_common(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err);
+	if (rc)
+		return rc;
+	/* read_version first: it tells a foreign file from a store before any
+	 * pragma writes to it. */
+	rc = read_version(s, &s->version, err);
+	if (rc == 0)
+		rc = check_not_newer(s, err);
+	if (rc == 0)
+		rc = exec_const(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+				"PRAGMA foreign_keys = ON", "setting pragmas", err);
+	if (rc == 0 && s->version < nodus_store_latest_version())
+		rc = migrate(s, err);
+	if (rc) {
+		nodus_store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *err)
+{
+	struct stat sb;
+	nodus_store *s = NULL;
+	*out = NULL;
+	if (stat(path, &sb) != 0)
+		return NODUS_ERR(err, NODUS_ENOTFOUND, "%s: no such store", path);
+	if (!S_ISREG(sb.st_mode))
+		return NODUS_ERR(err, NODUS_EINVAL, "%s: not a nodus store (not a regular file)",
+				 path);
+	int rc = open_common(path, SQLITE_OPEN_READONLY, &s, err);
+	if (rc)
+		return rc;
+	rc = read_version(s, &s->version, err);
+	if (rc == 0 && s->version == 0)
+		rc = NODUS_ERR(err, NODUS_EINVAL, "%s: not a nodus store (no schema)", path);
+	if (rc == 0)
+		rc = check_not_newer(s, err);
+	if (rc == 0 && s->version < nodus_store_latest_version())
+		rc = NODUS_ERR(err, NODUS_ESTORE,
+			       "%s: store schema version %d is older than this nodus (%d); "
+			       "migrate it with 'nodus db migrate'", path, s->version,
+			       nodus_store_latest_version());
+	if (rc == 0)
+		rc = exec_const(s, "PRAGMA foreign_keys = ON; PRAGMA query_only = ON",
+				"setting pragmas", err);
+	if (rc) {
+		nodus_store_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void nodus_store_close(nodus_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close_v2(s->db);
+	free(s);
+}
+
+int nodus_store_schema_version(nodus_store *s)
+{
+	return s->version;
+}
+
+/* ---- plans, pairs, conditions, targets ---- */
+
+int nodus_store_put_pair(nodus_store *s, const char *digest, const char *pair_id,
+			 const char *task, const char *workload, const char *candidate,
+			 const char *reference, const char *cand_hash, const char *ref_hash,
+			 const char *expect, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT OR IGNORE INTO pairs (plan_digest, pair_id, task, workload, "
+			    "candidate, reference, cand_hash, ref_hash, expect) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, pair_id);
+	bind_text(st, 3, task);
+	bind_text(st, 4, workload);
+	bind_text(st, 5, candidate);
+	bind_text(st, 6, reference);
+	bind_text_or_null(st, 7, cand_hash);
+	bind_text_or_null(st, 8, ref_hash);
+	bind_text_or_null(st, 9, expect);
+	return step_done(s, st, "storing a pair", err);
+}
+
+int nodus_store_put_condition(nodus_store *s, const char *digest, const char *name,
+			      const char *kind, const char *params_json, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT OR IGNORE INTO conditions (plan_digest, name, kind, "
+			    "params_json) VALUES (?1, ?2, ?3, ?4)", &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, name);
+	bind_text(st, 3, kind);
+	bind_text_or_null(st, 4, params_json);
+	return step_done(s, st, "storing a condition", err);
+}
+
+int nodus_store_put_target(nodus_store *s, const char *target_hash,
+			   const char *fingerprint_json, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT OR IGNORE INTO targets (target_hash, fingerprint_json, "
+			    "stored_at) VALUES (?1, ?2, ?3)", &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, target_hash);
+	bind_text(st, 2, fingerprint_json);
+	sqlite3_bind_double(st, 3, nodus_wall_time_s());
+	return step_done(s, st, "storing a target", err);
+}
+
+/* A string member of a plan's array element, or NULL. */
+static const char *member_str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int plan_pairs(nodus_store *s, const char *digest, json_t *plan, nodus_error *err)
+{
+	json_t *pairs = json_object_get(plan, "pairs");
+	size_t i;
+	json_t *p;
+	json_array_foreach(pairs, i, p) {
+		const char *id = member_str(p, "id"), *task = member_str(p, "task");
+		const char *wl = member_str(p, "workload"), *cand = member_str(p, "candidate");
+		const char *ref = member_str(p, "reference");
+		/* An incomplete entry is left to nodus_store_put_pair(), which the
+		 * caller uses with the resolved campaign. */
+		if (!id || !task || !wl || !cand || !ref)
+			continue;
+		int rc = nodus_store_put_pair(s, digest, id, task, wl, cand, ref,
+					      member_str(p, "candidate_hash"),
+					      member_str(p, "reference_hash"),
+					      member_str(p, "expect"), err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int plan_conditions(nodus_store *s, const char *digest, json_t *plan, nodus_error *err)
+{
+	json_t *conds = json_object_get(plan, "conditions");
+	size_t i;
+	json_t *c;
+	json_array_foreach(conds, i, c) {
+		const char *name = member_str(c, "name"), *kind = member_str(c, "kind");
+		if (!name || !kind)
+			continue; /* left to nodus_store_put_condition() */
+		char *params = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+		if (!params)
+			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+		int rc = nodus_store_put_condition(s, digest, name, kind, params, err);
+		free(params);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Inserts the plan row; *added = 1 when it was not there yet. */
+static int plan_row(nodus_store *s, const char *digest, const char *name, const char *plan_json,
+		    int *added, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT OR IGNORE INTO plans (digest, name, plan_json, stored_at) "
+			    "VALUES (?1, ?2, ?3, ?4)", &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, name);
+	bind_text(st, 3, plan_json);
+	sqlite3_bind_double(st, 4, nodus_wall_time_s());
+	rc = step_done(s, st, "storing the plan", err);
+	*added = rc == 0 && sqlite3_changes(s->db) > 0;
+	return rc;
+}
+
+int nodus_store_put_plan(nodus_store *s, const char *digest, const char *name,
+			 const char *plan_json, nodus_error *err)
+{
+	json_error_t jerr;
+	int added = 0;
+	json_t *plan = json_loads(plan_json, 0, &jerr);
+	if (!plan || !json_is_object(plan)) {
+		json_decref(plan);
+		return NODUS_ERR(err, NODUS_EPARSE, "plan %s: not a JSON object: %s", digest,
+				 plan ? "another JSON value" : jerr.text);
+	}
+	int rc = exec_const(s, "BEGIN IMMEDIATE", "storing the plan", err);
+	if (rc)
+		goto out;
+	rc = plan_row(s, digest, name, plan_json, &added, err);
+	if (rc == 0 && added)
+		rc = plan_pairs(s, digest, plan, err);
+	if (rc == 0 && added)
+		rc = plan_conditions(s, digest, plan, err);
+	if (rc == 0)
+		rc = exec_const(s, "COMMIT", "committing the plan", err);
+	if (rc)
+		rollback(s);
+out:
+	json_decref(plan);
+	return rc;
+}
+
+/* ---- records ---- */
+
+static const char insert_record_sql[] =
+	"INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, guard, "
+	"label, speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, "
+	"max_abs_err, max_rel_err, matched_ratio, device_s, charge_share, compile_s, "
+	"compile_cache_hits, validation_s, wall_s, target_hash, message, detail_json, "
+	"started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+	"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+
+static void bind_record(sqlite3_stmt *st, const nodus_record *r)
+{
+	bind_text(st, 1, r->plan_digest);
+	bind_text(st, 2, r->pair_id);
+	bind_text(st, 3, r->condition);
+	sqlite3_bind_int(st, 4, r->attempt);
+	sqlite3_bind_int(st, 5, r->final ? 1 : 0);
+	bind_text(st, 6, nodus_status_name(r->status));
+	bind_text(st, 7, r->guard);
+	bind_text(st, 8, r->label == NODUS_LABEL_NONE ? NULL : nodus_label_name(r->label));
+	bind_real(st, 9, r->speedup);
+	bind_real(st, 10, r->ci_lo);
+	bind_real(st, 11, r->ci_hi);
+	sqlite3_bind_int(st, 12, r->rounds);
+	sqlite3_bind_int(st, 13, r->looks);
+	bind_real(st, 14, r->cand_ns_median);
+	bind_real(st, 15, r->ref_ns_median);
+	bind_real(st, 16, r->max_abs_err);
+	bind_real(st, 17, r->max_rel_err);
+	bind_real(st, 18, r->matched_ratio);
+	bind_real(st, 19, r->device_s);
+	bind_real(st, 20, r->charge_share);
+	bind_real(st, 21, r->compile_s);
+	sqlite3_bind_int(st, 22, r->compile_cache_hits);
+	bind_real(st, 23, r->validation_s);
+	bind_real(st, 24, r->wall_s);
+	bind_text(st, 25, r->target_hash);
+	bind_text(st, 26, r->message);
+	bind_text(st, 27, r->detail_json);
+	bind_real(st, 28, r->started_at);
+	bind_real(st, 29, r->finished_at);
+}
+
+static int insert_samples(nodus_store *s, int64_t record_id, const nodus_record *r,
+			  nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT INTO samples (record_id, round, seq, role, copy, batch, "
+			    "flags, ns, host_ns, sm_clock_mhz) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &st, err);
+	for (int i = 0; rc == 0 && i < r->n_samples; i++) {
+		const nodus_sample *x = &r->samples[i];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, record_id);
+		sqlite3_bind_int(st, 2, x->round);
+		sqlite3_bind_int(st, 3, x->seq);
+		sqlite3_bind_int(st, 4, x->role);
+		sqlite3_bind_int(st, 5, x->copy);
+		sqlite3_bind_int(st, 6, x->batch);
+		sqlite3_bind_int(st, 7, x->flags);
+		sqlite3_bind_int64(st, 8, x->ns);
+		sqlite3_bind_int64(st, 9, x->host_ns);
+		sqlite3_bind_int(st, 10, x->sm_clock_mhz);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = db_fail(s, err, "storing a sample");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int check_record(const nodus_record *r, nodus_error *err)
+{
+	if (r->status < 0 || r->status >= NODUS_STATUS_COUNT_)
+		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: status %d out of range",
+				 r->pair_id, r->condition, r->status);
+	if (r->label < NODUS_LABEL_NONE || r->label >= NODUS_LABEL_COUNT_)
+		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: label %d out of range",
+				 r->pair_id, r->condition, r->label);
+	if (r->n_samples < 0 || (r->n_samples > 0 && !r->samples))
+		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: %d samples but no array",
+				 r->pair_id, r->condition, r->n_samples);
+	return 0;
+}
+
+int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *record_id,
+			      nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = check_record(r, err);
+	if (rc)
+		return rc;
+	rc = exec_const(s, "BEGIN IMMEDIATE", "storing a record", err);
+	if (rc)
+		return rc;
+	rc = prepare(s, insert_record_sql, &st, err);
+	if (rc)
+		goto out;
+	bind_record(st, r);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		char what[256];
+		snprintf(what, sizeof(what), "storing record %s / %s attempt %d", r->pair_id,
+			 r->condition, r->attempt);
+		rc = db_fail(s, err, what);
+		goto out;
+	}
+	int64_t id = sqlite3_last_insert_rowid(s->db);
+	rc = insert_samples(s, id, r, err);
+	if (rc == 0)
+		rc = exec_const(s, "COMMIT", "committing a record", err);
+	if (rc == 0 && record_id)
+		*record_id = id;
+out:
+	sqlite3_finalize(st);
+	if (rc)
+		rollback(s);
+	return rc;
+}
+
+/* ---- queries ---- */
+
+int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id,
+			 const char *condition, int *attempts, int *has_final, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "SELECT COUNT(*), COALESCE(MAX(final), 0) FROM records "
+			    "WHERE plan_digest = ?1 AND pair_id = ?2 AND condition = ?3", &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, pair_id);
+	bind_text(st, 3, condition);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*attempts = sqlite3_column_int(st, 0);
+		*has_final = sqlite3_column_int(st, 1);
+	} else {
+		rc = db_fail(s, err, "reading progress");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int nodus_store_info_get(nodus_store *s, nodus_store_info *out, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	memset(out, 0, sizeof(*out));
+	out->schema_version = s->version;
+	int rc = prepare(s, "SELECT (SELECT COUNT(*) FROM plans), (SELECT COUNT(*) FROM pairs), "
+			    "(SELECT COUNT(*) FROM conditions), (SELECT COUNT(*) FROM targets), "
+			    "(SELECT COUNT(*) FROM records), "
+			    "(SELECT COUNT(*) FROM records WHERE final = 1), "
+			    "(SELECT COUNT(*) FROM samples)", &st, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		out->plans = sqlite3_column_int64(st, 0);
+		out->pairs = sqlite3_column_int64(st, 1);
+		out->conditions = sqlite3_column_int64(st, 2);
+		out->targets = sqlite3_column_int64(st, 3);
+		out->records = sqlite3_column_int64(st, 4);
+		out->final_records = sqlite3_column_int64(st, 5);
+		out->samples = sqlite3_column_int64(st, 6);
+	} else {
+		rc = db_fail(s, err, "counting rows");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Record columns in the order read_record() expects; id is column 0. */
+static const char select_records_sql[] =
+	"SELECT id, plan_digest, pair_id, condition, attempt, final, status, guard, label, "
+	"speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, max_abs_err, "
+	"max_rel_err, matched_ratio, device_s, charge_share, compile_s, compile_cache_hits, "
+	"validation_s, wall_s, target_hash, message, detail_json, started_at, finished_at "
+	"FROM records WHERE (?1 IS NULL OR plan_digest = ?1) AND (?2 = 0 OR final = 1) "
+	"ORDER BY id";
+
+/* Fills r from the current row. Strings message and detail_json point
+ * into the statement's row, valid until the next step. */
+static void read_record(sqlite3_stmt *st, nodus_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	column_copy(st, 1, r->plan_digest, sizeof(r->plan_digest));
+	column_copy(st, 2, r->pair_id, sizeof(r->pair_id));
+	column_copy(st, 3, r->condition, sizeof(r->condition));
+	r->attempt = sqlite3_column_int(st, 4);
+	r->final = sqlite3_column_int(st, 5);
+	r->status = nodus_status_from_name((const char *)sqlite3_column_text(st, 6));
+	column_copy(st, 7, r->guard, sizeof(r->guard));
+	const unsigned char *label = sqlite3_column_text(st, 8);
+	r->label = label ? nodus_label_from_name((const char *)label) : NODUS_LABEL_NONE;
+	r->speedup = column_real(st, 9);
+	r->ci_lo = column_real(st, 10);
+	r->ci_hi = column_real(st, 11);
+	r->rounds = sqlite3_column_int(st, 12);
+	r->looks = sqlite3_column_int(st, 13);
+	r->cand_ns_median = column_real(st, 14);
+	r->ref_ns_median = column_real(st, 15);
+	r->max_abs_err = column_real(st, 16);
+	r->max_rel_err = column_real(st, 17);
+	r->matched_ratio = column_real(st, 18);
+	r->device_s = column_real(st, 19);
+	r->charge_share = column_real(st, 20);
+	r->compile_s = column_real(st, 21);
+	r->compile_cache_hits = sqlite3_column_int(st, 22);
+	r->validation_s = column_real(st, 23);
+	r->wall_s = column_real(st, 24);
+	column_copy(st, 25, r->target_hash, sizeof(r->target_hash));
+	/* The record type holds non-const pointers; callbacks only read them. */
+	r->message = (char *)sqlite3_column_text(st, 26);
+	r->detail_json = (char *)sqlite3_column_text(st, 27);
+	r->started_at = column_real(st, 28);
+	r->finished_at = column_real(st, 29);
+}
+
+/* Reads the samples of record id into *buf (grown as needed). */
+static int read_samples(nodus_store *s, sqlite3_stmt *st, int64_t id, nodus_sample **buf,
+			int *alloc, int *n, nodus_error *err)
+{
+	int rc;
+	*n = 0;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == *alloc) {
+			int grow = *alloc ? *alloc * 2 : 64;
+			nodus_sample *p = realloc(*buf, (size_t)grow * sizeof(**buf));
+			if (!p)
+				return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+			*buf = p;
+			*alloc = grow;
+		}
+		nodus_sample *x = &(*buf)[(*n)++];
+		memset(x, 0, sizeof(*x));
+		x->round = sqlite3_column_int(st, 0);
+		x->seq = sqlite3_column_int(st, 1);
+		x->role = sqlite3_column_int(st, 2);
+		x->copy = sqlite3_column_int(st, 3);
+		x->batch = sqlite3_column_int(st, 4);
+		x->flags = sqlite3_column_int(st, 5);
+		x->ns = sqlite3_column_int64(st, 6);
+		x->host_ns = sqlite3_column_int64(st, 7);
+		x->sm_clock_mhz = sqlite3_column_int(st, 8);
+	}
+	return rc == SQLITE_DONE ? 0 : db_fail(s, err, "reading samples");
+}
+
+int nodus_store_foreach_record(nodus_store *s, const char *digest, int final_only,
+			       int with_samples, nodus_record_fn fn, void *ctx, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL, *sst = NULL;
+	nodus_sample *samples = NULL;
+	int alloc = 0, step;
+	int rc = prepare(s, select_records_sql, &st, err);
+	if (rc == 0 && with_samples)
+		rc = prepare(s, "SELECT round, seq, role, copy, batch, flags, ns, host_ns, "
+			     "sm_clock_mhz FROM samples WHERE record_id = ?1 ORDER BY rowid",
+			     &sst, err);
+	if (rc)
+		goto out;
+	bind_text(st, 1, digest);
+	sqlite3_bind_int(st, 2, final_only ? 1 : 0);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		nodus_record r;
+		read_record(st, &r);
+		if (with_samples) {
+			rc = read_samples(s, sst, sqlite3_column_int64(st, 0), &samples, &alloc,
+					  &r.n_samples, err);
+			if (rc)
+				goto out;
+			r.samples = samples;
+		}
+		rc = fn(&r, ctx);
+		if (rc)
+			goto out;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading records");
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(sst);
+	free(samples);
+	return rc;
+}
+
+/* Runs a one-column, one-row query bound to key and returns the text as a
+ * heap string, or NODUS_ENOTFOUND naming what. */
+static int get_text(nodus_store *s, const char *sql, const char *key, const char *what,
+		    char **out, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	*out = NULL;
+	int rc = prepare(s, sql, &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, key);
+	int step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		*out = strdup(t ? (const char *)t : "");
+		if (!*out)
+			rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	} else if (step == SQLITE_DONE) {
+		rc = NODUS_ERR(err, NODUS_ENOTFOUND, "%s: no %s%s%s", s->path, what,
+			       key ? " " : "", key ? key : "");
+	} else {
+		rc = db_fail(s, err, "reading");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int nodus_store_get_plan(nodus_store *s, const char *digest, char **out_json, nodus_error *err)
+{
+	return get_text(s, "SELECT plan_json FROM plans WHERE ?1 IS NULL OR digest = ?1 "
+			"ORDER BY stored_at DESC, rowid DESC LIMIT 1", digest, "plan", out_json,
+			err);
+}
+
+int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_json,
+			   nodus_error *err)
+{
+	return get_text(s, "SELECT fingerprint_json FROM targets WHERE target_hash = ?1",
+			target_hash, "target", out_json, err);
+}

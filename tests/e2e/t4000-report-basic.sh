@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ------------------------------------------------------------------------
+# t4000-report-basic.sh: `nodus report` on a store built from an SQL
+# fixture (no measurement): the JSON numbers are the hand-computed ones,
+# the text and CSV forms carry them, -o writes a file, and bad usage,
+# a missing store and an unknown plan exit 2.
+#
+# Fixture: 4 pairs over 2 tasks, isolated vs shared, price 3.6 $/h.
+#   pair  isolated          shared
+#   a     FASTER            FASTER     agree
+#   b     TIED              FASTER     false fast
+#   c     SLOWER            SLOWER     agree
+#   d     CRASH (2 tries)   CRASH      agree
+# agreement 3/4; chance agreement (1*2 + 1*0 + 1*1 + 1*1)/16 = 1/4, so
+# kappa (3/4 - 1/4)/(1 - 1/4) = 2/3.
+# ------------------------------------------------------------------------
+set -u
+NODUS=${NODUS:-nodus}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # check DESCRIPTION EXPECTED_RC ACTUAL_RC
+	if [ "$2" != "$3" ]; then
+		echo "FAIL: $1: expected exit $2, got $3"; cat "$tmp/err" 2>/dev/null; fails=$((fails + 1))
+	else
+		echo "ok: $1"
+	fi
+}
+grep_ok() { # grep_ok DESCRIPTION PATTERN FILE
+	if grep -q -- "$2" "$3"; then echo "ok: $1"; else
+		echo "FAIL: $1: '$2' not in:"; cat "$3"; fails=$((fails + 1)); fi
+}
+
+db="$tmp/s.db"
+: >"$db"
+"$NODUS" db migrate "$db" >/dev/null 2>"$tmp/err"; check "0.1 fixture store" 0 $?
+python3 - "$db" <<'PY' || { echo "FAIL: fixture"; exit 1; }
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d, t = "d" * 64, "e" * 64
+pairs = [dict(id=i, task=task, workload="w", candidate="c" + i, reference="r", expect=None)
+         for i, task in (("a", "t1"), ("b", "t1"), ("c", "t2"), ("d", "t2"))]
+plan = dict(kind="plan", format=1, name="fixture", digest=d, pairs=pairs,
+            conditions=[dict(name="isolated", kind="isolated"),
+                        dict(name="shared", kind="mps", tenants=2)],
+            target=dict(backend="cpu", price_per_device_hour_usd=3.6))
+db.execute("INSERT INTO plans VALUES (?, 'fixture', ?, 0)", (d, json.dumps(plan)))
+db.execute("INSERT INTO targets VALUES (?, '{\"cpu\":\"x\"}', 0)", (t,))
+rows = [("a", "isolated", 1, 1, "OK", "FASTER", 1.5, 1.4, 1.6),
+        ("b", "isolated", 1, 1, "OK", "TIED", 1.0, 0.99, 1.01),
+        ("c", "isolated", 1, 1, "OK", "SLOWER", 0.5, 0.4, 0.6),
+        ("d", "isolated", 1, 0, "TIMEOUT", None, None, None, None),
+        ("d", "isolated", 2, 1, "CRASH", None, None, None, None),
+        ("a", "shared", 1, 1, "OK", "FASTER", 1.4, 1.3, 1.5),
+        ("b", "shared", 1, 1, "OK", "FASTER", 1.2, 1.1, 1.3),
+        ("c", "shared", 1, 1, "OK", "SLOWER", 0.6, 0.5, 0.7),
+        ("d", "shared", 1, 1, "CRASH", None, None, None, None)]
+for p, cond, att, fin, st, lab, s, lo, hi in rows:
+    db.execute("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, "
+               "label, speedup, ci_lo, ci_hi, rounds, looks, compile_cache_hits, device_s, "
+               "charge_share, compile_s, validation_s, target_hash) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?)",
+               (d, p, cond, att, fin, st, lab, s, lo, hi, t))
+db.commit()
+PY
+
+# 1.1 JSON: the hand-computed numbers
+"$NODUS" report "$db" --format json -o "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"; check "1.1 json" 0 $?
+python3 - "$tmp/r.json" <<'PY' && echo "ok: 1.1 numbers" || { echo "FAIL: 1.1 numbers"; fails=$((fails + 1)); }
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["baseline"] == "isolated", r["baseline"]
+c = {x["name"]: x for x in r["conditions"]}["shared"]
+assert abs(c["agreement"]["estimate"] - 0.75) < 1e-9, c["agreement"]
+assert abs(c["kappa"]["estimate"] - 2 / 3) < 1e-9, c["kappa"]
+assert c["agreement"]["lo"] <= 0.75 <= c["agreement"]["hi"]
+assert [f["pair"] for f in c["false_fast"]] == ["b"], c["false_fast"]
+assert c["cost"]["attempts"] == 4 and c["cost"]["failures"] == 1
+iso = {x["name"]: x for x in r["conditions"]}["isolated"]
+assert iso["cost"]["retries"] == 1 and iso["cost"]["failures"] == 2
+assert abs(c["cost"]["usd"] - 0.4) < 1e-9, c["cost"]          # 400 s at 3.6 $/h
+assert abs(c["agreeing_per_usd"] - 7.5) < 1e-9, c["agreeing_per_usd"]
+assert r["pairs"][3]["labels"] == {"isolated": "CRASH", "shared": "CRASH"}
+assert r["excluded"] == []
+PY
+
+# 1.2 text and CSV carry the same content; the report is reproducible
+"$NODUS" report "$db" >"$tmp/text" 2>"$tmp/err"; check "1.2 text" 0 $?
+grep_ok "1.2 false fast" "false fast (FASTER here, not in isolated): 1" "$tmp/text"
+grep_ok "1.2 kappa" "kappa 0.667" "$tmp/text"
+"$NODUS" report "$db" --format csv >"$tmp/csv" 2>"$tmp/err"; check "1.3 csv" 0 $?
+[ "$(wc -l <"$tmp/csv")" = 9 ] && echo "ok: 1.3 rows" || { echo "FAIL: 1.3 rows"; fails=$((fails + 1)); }
+grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3$" "$tmp/csv"
+"$NODUS" report "$db" --format json >"$tmp/again" 2>"$tmp/err"
+cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL: 1.4 differs"; fails=$((fails + 1)); }
+
+# 1.5 another baseline
+"$NODUS" report "$db" --baseline shared --format json >"$tmp/b.json" 2>"$tmp/err"; check "1.5 baseline" 0 $?
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['baseline']=='shared'" "$tmp/b.json" \
+	&& echo "ok: 1.5 named" || { echo "FAIL: 1.5"; fails=$((fails + 1)); }
+
+# 2.x errors
+"$NODUS" report "$tmp/none.db" >"$tmp/out" 2>"$tmp/err"; check "2.1 missing store" 2 $?
+[ ! -e "$tmp/none.db" ] && echo "ok: 2.1 not created" || { echo "FAIL: 2.1 created"; fails=$((fails + 1)); }
+"$NODUS" report "$db" --plan "$(printf 'f%.0s' $(seq 64))" >"$tmp/out" 2>"$tmp/err"; check "2.2 unknown plan" 2 $?
+grep_ok "2.2 message" "no plan" "$tmp/err"
+"$NODUS" report "$db" --format html >"$tmp/out" 2>"$tmp/err"; check "2.3 bad format" 2 $?
+"$NODUS" report "$db" --baseline nope >"$tmp/out" 2>"$tmp/err"; check "2.4 bad baseline" 2 $?
+grep_ok "2.4 message" "baseline condition 'nope'" "$tmp/err"
+"$NODUS" report "$db" --frob >"$tmp/out" 2>"$tmp/err"; check "2.5 unknown option" 2 $?
+"$NODUS" report --help >"$tmp/out" 2>"$tmp/err"; check "2.6 help" 0 $?
+
+[ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }

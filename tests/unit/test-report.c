@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * test-report.c: the report's arithmetic on synthetic records, without a
+ * store. Six pairs over three tasks under an isolated baseline and one
+ * shared condition; the expected agreement, kappa, false-fast list, costs
+ * and A/A noise were worked out by hand from the table in fill_basic().
+ * ------------------------------------------------------------------------ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define DIGEST "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+#define T1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define T2 "2222222222222222222222222222222222222222222222222222222222222222"
+
+/* Pairs p1..p3 are task t1, p4..p5 task t2, p6 (an A/A pair) task t3. */
+static const char plan_fmt[] =
+	"{\"kind\":\"plan\",\"name\":\"synthetic\",\"digest\":\"" DIGEST "\","
+	"\"pairs\":["
+	"{\"id\":\"p1\",\"task\":\"t1\",\"workload\":\"w1\",\"candidate\":\"fast\",\"reference\":\"ref\",\"expect\":\"FASTER\"},"
+	"{\"id\":\"p2\",\"task\":\"t1\",\"workload\":\"w1\",\"candidate\":\"same\",\"reference\":\"ref\",\"expect\":\"TIED\"},"
+	"{\"id\":\"p3\",\"task\":\"t1\",\"workload\":\"w1\",\"candidate\":\"slow\",\"reference\":\"ref\",\"expect\":\"SLOWER\"},"
+	"{\"id\":\"p4\",\"task\":\"t2\",\"workload\":\"w2\",\"candidate\":\"meh\",\"reference\":\"ref2\",\"expect\":null},"
+	"{\"id\":\"p5\",\"task\":\"t2\",\"workload\":\"w2\",\"candidate\":\"boom\",\"reference\":\"ref2\",\"expect\":\"FAIL\"},"
+	"{\"id\":\"p6\",\"task\":\"t3\",\"workload\":\"w3\",\"candidate\":\"ref3\",\"reference\":\"ref3\",\"expect\":\"TIED\"}],"
+	"\"conditions\":[{\"name\":\"shared\",\"kind\":\"mps\",\"tenants\":2},"
+	"{\"name\":\"isolated\",\"kind\":\"isolated\"}],"
+	"\"target\":{\"backend\":\"cpu\",\"price_per_device_hour_usd\":%s}}";
+
+struct fixture {
+	nodus_report_data d;     /* the input, records owned by the fixture */
+	nodus_record recs[32];   /* storage for d.records */
+	char plan[4096];         /* storage for d.plan_json */
+	char *th[2], *tj[2];     /* target fingerprints */
+	json_t *rep;             /* the computed report */
+};
+
+static void add(struct fixture *f, const char *pair, const char *cond, int attempt, int final,
+		int status, int label, double sp, double lo, double hi)
+{
+	nodus_record *r = &f->recs[f->d.n_records++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->plan_digest, sizeof(r->plan_digest), "%s", DIGEST);
+	snprintf(r->pair_id, sizeof(r->pair_id), "%s", pair);
+	snprintf(r->condition, sizeof(r->condition), "%s", cond);
+	snprintf(r->target_hash, sizeof(r->target_hash), "%s", T1);
+	r->attempt = attempt;
+	r->final = final;
+	r->status = status;
+	r->label = label;
+	r->speedup = sp;
+	r->ci_lo = lo;
+	r->ci_hi = hi;
+	r->device_s = 100.0;
+	r->charge_share = strcmp(cond, "shared") == 0 ? 0.5 : 1.0;
+	r->compile_s = 2.0;
+	r->validation_s = 0.5;
+}
+
+#define OK NODUS_STATUS_OK
+#define NONE NODUS_LABEL_NONE
+
+/*          isolated (baseline)          shared
+ *   p1     FASTER 1.5 [1.4,1.6]         FASTER 1.45 [1.3,1.6]     agree
+ *   p2     TIED   1.0 [0.99,1.01]       FASTER 1.2 [1.1,1.3]      false fast
+ *   p3     SLOWER 0.5 [0.45,0.55]       SLOWER 0.6 [0.5,0.7]      agree
+ *   p4     AMBIGUOUS 1.1 [0.9,1.3]      FASTER 1.3 [1.2,1.4]      false fast
+ *   p5     TIMEOUT (retry), CRASH       CRASH                     agree
+ *   p6     TIED 1.0 [0.98,1.0204]       TIED 1.0 [0.95,1.0526]    agree (A/A)
+ * agreement 4/6; kappa (4/6 - 7/36) / (1 - 7/36) = 17/29. */
+static void fill_basic(struct fixture *f, const char *price)
+{
+	snprintf(f->plan, sizeof(f->plan), plan_fmt, price);
+	f->d.plan_json = f->plan;
+	snprintf(f->d.plan_digest, sizeof(f->d.plan_digest), "%s", DIGEST);
+	f->d.records = f->recs;
+	add(f, "p1", "isolated", 1, 1, OK, NODUS_LABEL_FASTER, 1.5, 1.4, 1.6);
+	add(f, "p2", "isolated", 1, 1, OK, NODUS_LABEL_TIED, 1.0, 0.99, 1.01);
+	add(f, "p3", "isolated", 1, 1, OK, NODUS_LABEL_SLOWER, 0.5, 0.45, 0.55);
+	add(f, "p4", "isolated", 1, 1, OK, NODUS_LABEL_AMBIGUOUS, 1.1, 0.9, 1.3);
+	add(f, "p5", "isolated", 1, 0, NODUS_STATUS_TIMEOUT, NONE, NAN, NAN, NAN);
+	add(f, "p5", "isolated", 2, 1, NODUS_STATUS_CRASH, NONE, NAN, NAN, NAN);
+	add(f, "p6", "isolated", 1, 1, OK, NODUS_LABEL_TIED, 1.0, 0.98, 1.0204);
+	add(f, "p1", "shared", 1, 1, OK, NODUS_LABEL_FASTER, 1.45, 1.3, 1.6);
+	add(f, "p2", "shared", 1, 1, OK, NODUS_LABEL_FASTER, 1.2, 1.1, 1.3);
+	add(f, "p3", "shared", 1, 1, OK, NODUS_LABEL_SLOWER, 0.6, 0.5, 0.7);
+	add(f, "p4", "shared", 1, 1, OK, NODUS_LABEL_FASTER, 1.3, 1.2, 1.4);
+	add(f, "p5", "shared", 1, 1, NODUS_STATUS_CRASH, NONE, NAN, NAN, NAN);
+	add(f, "p6", "shared", 1, 1, OK, NODUS_LABEL_TIED, 1.0, 0.95, 1.0526);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	nodus_report_data_init(&f->d);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	json_decref(f->rep);
+	free(f);
+	return 0;
+}
+
+static void compute(struct fixture *f, const char *baseline)
+{
+	nodus_error err = {0};
+	nodus_report_options opt = {.baseline = baseline, .resamples = 500};
+	int rc = nodus_report_compute(&f->d, &opt, &f->rep, &err);
+	if (rc)
+		fail_msg("compute: %s", err.message);
+}
+
+static json_t *condition(json_t *rep, const char *name)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(rep, "conditions"), i, c)
+		if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0)
+			return c;
+	fail_msg("no condition %s in the report", name);
+	return NULL;
+}
+
+static double getnum(json_t *o, const char *path1, const char *path2)
+{
+	json_t *x = json_object_get(o, path1);
+	if (path2)
+		x = json_object_get(x, path2);
+	if (!json_is_number(x))
+		fail_msg("%s.%s: expected a number", path1, path2 ? path2 : "");
+	return json_number_value(x);
+}
+
+static int matrix_cell(json_t *c, const char *row, const char *col)
+{
+	json_t *m = json_object_get(c, "matrix"), *cats = json_object_get(m, "categories");
+	int r = -1, k = -1;
+	for (size_t i = 0; i < json_array_size(cats); i++) {
+		const char *s = json_string_value(json_array_get(cats, i));
+		if (strcmp(s, row) == 0)
+			r = (int)i;
+		if (strcmp(s, col) == 0)
+			k = (int)i;
+	}
+	if (r < 0 || k < 0)
+		return -1;
+	return (int)json_integer_value(
+		json_array_get(json_array_get(json_object_get(m, "counts"), (size_t)r), (size_t)k));
+}
+
+static void test_agreement_and_kappa(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+	assert_string_equal(json_string_value(json_object_get(f->rep, "baseline")), "isolated");
+	json_t *c = condition(f->rep, "shared");
+	assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 6);
+	assert_int_equal(json_integer_value(json_object_get(c, "agreeing")), 4);
+	double ag = getnum(c, "agreement", "estimate"), ka = getnum(c, "kappa", "estimate");
+	assert_float_equal(ag, 4.0 / 6.0, 1e-12);
+	assert_float_equal(ka, 17.0 / 29.0, 1e-12);
+	assert_true(getnum(c, "agreement", "lo") <= ag && ag <= getnum(c, "agreement", "hi"));
+	assert_true(getnum(c, "kappa", "lo") <= ka && ka <= getnum(c, "kappa", "hi"));
+	assert_true(getnum(c, "agreement", "lo") < getnum(c, "agreement", "hi"));
+	/* matrix: failures and AMBIGUOUS are categories of their own */
+	assert_int_equal(matrix_cell(c, "TIED", "FASTER"), 1);
+	assert_int_equal(matrix_cell(c, "AMBIGUOUS", "FASTER"), 1);
+	assert_int_equal(matrix_cell(c, "TIED", "TIED"), 1);
+	assert_int_equal(matrix_cell(c, "CRASH", "CRASH"), 1);
+	assert_int_equal(matrix_cell(c, "FASTER", "FASTER"), 1);
+	assert_int_equal(matrix_cell(c, "SLOWER", "SLOWER"), 1);
+	assert_int_equal(matrix_cell(c, "TIMEOUT", "TIMEOUT"), -1); /* retries are not items */
+	/* the baseline against itself */
+	json_t *b = condition(f->rep, "isolated");
+	assert_true(json_is_true(json_object_get(b, "baseline")));
+	assert_float_equal(getnum(b, "agreement", "estimate"), 1.0, 1e-12);
+	/* pairs: outcome per condition, failures by status name */
+	json_t *p5 = json_array_get(json_object_get(f->rep, "pairs"), 4);
+	assert_string_equal(json_string_value(json_object_get(p5, "id")), "p5");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p5, "labels"),
+							      "isolated")), "CRASH");
+	assert_true(json_is_null(json_object_get(json_object_get(p5, "speedups"), "shared")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(f->rep, "pairs"),
+								 3), "expect")));
+}
+
+static void test_reproducible(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	json_t *again = NULL;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+	nodus_report_options opt = {.resamples = 500};
+	assert_int_equal(nodus_report_compute(&f->d, &opt, &again, &err), 0);
+	assert_true(json_equal(f->rep, again));
+	json_decref(again);
+}
+
+static void test_false_fast(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+	json_t *ff = json_object_get(condition(f->rep, "shared"), "false_fast");
+	assert_int_equal(json_array_size(ff), 2);
+	json_t *a = json_array_get(ff, 0), *b = json_array_get(ff, 1);
+	assert_string_equal(json_string_value(json_object_get(a, "pair")), "p2");
+	assert_string_equal(json_string_value(json_object_get(a, "baseline")), "TIED");
+	assert_float_equal(getnum(a, "speedup", "estimate"), 1.2, 1e-12);
+	assert_float_equal(getnum(a, "speedup", "lo"), 1.1, 1e-12);
+	assert_float_equal(getnum(a, "baseline_speedup", "hi"), 1.01, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(b, "pair")), "p4");
+	assert_string_equal(json_string_value(json_object_get(b, "baseline")), "AMBIGUOUS");
+	/* no pair is false-fast against itself */
+	assert_int_equal(json_array_size(json_object_get(condition(f->rep, "isolated"),
+							 "false_fast")), 0);
+}
+
+static void test_cost_counts_failures_and_retries(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+	json_t *iso = json_object_get(condition(f->rep, "isolated"), "cost");
+	assert_int_equal(json_integer_value(json_object_get(iso, "attempts")), 7);
+	assert_int_equal(json_integer_value(json_object_get(iso, "retries")), 1);
+	assert_int_equal(json_integer_value(json_object_get(iso, "failures")), 2);
+	assert_float_equal(getnum(iso, "device_s", NULL), 700.0, 1e-9);
+	assert_float_equal(getnum(iso, "compile_s", NULL), 14.0, 1e-9);
+	assert_float_equal(getnum(iso, "validation_s", NULL), 3.5, 1e-9);
+	assert_float_equal(getnum(iso, "usd", NULL), 700.0 / 3600.0 * 2.0, 1e-12);
+	/* shared: 6 attempts at 100 s charged half */
+	json_t *c = condition(f->rep, "shared"), *sh = json_object_get(c, "cost");
+	assert_float_equal(getnum(sh, "device_s", NULL), 300.0, 1e-9);
+	assert_float_equal(getnum(sh, "usd", NULL), 300.0 / 3600.0 * 2.0, 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(sh, "failures")), 1);
+	assert_float_equal(getnum(c, "agreeing_per_usd", NULL), 4.0 / (300.0 / 3600.0 * 2.0), 1e-9);
+	assert_true(json_is_null(json_object_get(c, "agreeing_per_usd_reason")));
+}
+
+static void test_unknown_price_is_null(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "null");
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared"), *cost = json_object_get(c, "cost");
+	assert_true(json_is_null(json_object_get(cost, "usd")));
+	assert_non_null(strstr(json_string_value(json_object_get(cost, "usd_reason")), "null"));
+	assert_true(json_is_null(json_object_get(c, "agreeing_per_usd")));
+	assert_non_null(strstr(json_string_value(json_object_get(c, "agreeing_per_usd_reason")),
+			       "price_per_device_hour_usd"));
+	/* device time is still known */
+	assert_float_equal(getnum(cost, "device_s", NULL), 300.0, 1e-9);
+	/* a record with unknown device time makes the dollars unknown, not smaller */
+	json_decref(f->rep);
+	f->rep = NULL;
+	memset(f->recs, 0, sizeof(f->recs));
+	f->d.n_records = 0;
+	fill_basic(f, "2.0");
+	f->recs[8].device_s = NAN;
+	compute(f, NULL);
+	c = condition(f->rep, "shared");
+	assert_true(json_is_null(json_object_get(json_object_get(c, "cost"), "usd")));
+	assert_non_null(strstr(json_string_value(json_object_get(c, "agreeing_per_usd_reason")),
+			       "unknown for 1 of 6"));
+}
+
+static void test_excluded_targets(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	/* p2's shared record ran on another driver: its FASTER is not compared */
+	snprintf(f->recs[8].target_hash, sizeof(f->recs[8].target_hash), "%s", T2);
+	f->th[0] = T1;
+	f->tj[0] = "{\"cpu\":\"x\",\"driver\":\"1\",\"os\":\"l\"}";
+	f->th[1] = T2;
+	f->tj[1] = "{\"cpu\":\"x\",\"driver\":\"2\",\"os\":\"l\",\"mig\":\"1g\"}";
+	f->d.target_hash = f->th;
+	f->d.target_json = f->tj;
+	f->d.n_targets = 2;
+	compute(f, NULL);
+	json_t *ex = json_object_get(f->rep, "excluded");
+	assert_int_equal(json_array_size(ex), 1);
+	json_t *e = json_array_get(ex, 0);
+	assert_string_equal(json_string_value(json_object_get(e, "pair")), "p2");
+	assert_string_equal(json_string_value(json_object_get(e, "condition")), "shared");
+	assert_string_equal(json_string_value(json_object_get(e, "baseline_target")), T1);
+	assert_string_equal(json_string_value(json_object_get(e, "target")), T2);
+	json_t *fields = json_object_get(e, "differing_fields");
+	assert_int_equal(json_array_size(fields), 2);
+	assert_string_equal(json_string_value(json_array_get(fields, 0)), "driver");
+	assert_string_equal(json_string_value(json_array_get(fields, 1)), "mig");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "reason")), "driver, mig"));
+	json_t *c = condition(f->rep, "shared");
+	assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 5);
+	assert_int_equal(json_integer_value(json_object_get(c, "excluded")), 1);
+	assert_float_equal(getnum(c, "agreement", "estimate"), 4.0 / 5.0, 1e-12);
+	assert_int_equal(json_array_size(json_object_get(c, "false_fast")), 1);
+	/* fingerprints unknown: still excluded, the reason says so */
+	json_decref(f->rep);
+	f->rep = NULL;
+	f->d.n_targets = 0;
+	compute(f, NULL);
+	e = json_array_get(json_object_get(f->rep, "excluded"), 0);
+	assert_true(json_is_null(json_object_get(e, "differing_fields")));
+	assert_non_null(strstr(json_string_value(json_object_get(e, "reason")), "not both"));
+}
+
+static void test_missing_and_aa_noise(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	f->d.n_records--; /* drop p6's shared record */
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared");
+	assert_int_equal(matrix_cell(c, "TIED", "MISSING"), 1);
+	json_t *p6 = json_array_get(json_object_get(f->rep, "pairs"), 5);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p6, "labels"),
+							      "shared")), "MISSING");
+	json_t *aa = json_object_get(condition(f->rep, "isolated"), "aa_noise");
+	assert_int_equal(json_integer_value(json_object_get(aa, "aa_pairs")), 1);
+	assert_float_equal(getnum(aa, "median_log_half_width", NULL),
+			   (log(1.0204) - log(0.98)) / 2.0, 1e-12);
+	aa = json_object_get(c, "aa_noise");
+	assert_true(json_is_null(json_object_get(aa, "median_log_half_width")));
+}
+
+static void test_baseline_choice(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	fill_basic(f, "2.0");
+	compute(f, "shared");
+	assert_string_equal(json_string_value(json_object_get(f->rep, "baseline")), "shared");
+	json_t *ff = json_object_get(condition(f->rep, "isolated"), "false_fast");
+	assert_int_equal(json_array_size(ff), 0); /* nothing FASTER in isolation that shared lacks */
+	json_t *rep = NULL;
+	nodus_report_options opt = {.baseline = "nope"};
+	assert_int_equal(nodus_report_compute(&f->d, &opt, &rep, &err), NODUS_EINVAL);
+	assert_non_null(strstr(err.message, "'nope'"));
+	assert_null(rep);
+	/* a plan without an isolated condition needs a named baseline */
+	char *iso = strstr(f->plan, "\"kind\":\"isolated\"");
+	memcpy(iso, "\"kind\":\"replay\"  ", strlen("\"kind\":\"replay\"  "));
+	assert_int_equal(nodus_report_compute(&f->d, NULL, &rep, &err), NODUS_EINVAL);
+	assert_non_null(strstr(err.message, "--baseline"));
+}
+
+static void test_render(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "null");
+	compute(f, NULL);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "false fast (FASTER here, not in isolated): 2"));
+	assert_non_null(strstr(b.data, "p2: FASTER 1.2 [1.1, 1.3]; isolated TIED"));
+	assert_non_null(strstr(b.data, "dollars unknown"));
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_CSV, &b, &err), 0);
+	int lines = 0;
+	for (const char *p = b.data; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 1 + 6 * 2);
+	assert_non_null(strstr(b.data, DIGEST ",p2,t1,same,ref,TIED,shared,mps,isolated,FASTER,"
+				       "TIED,0,0,1.2,1.1,1.3\n"));
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
+	json_t *back = json_loads(b.data, 0, NULL);
+	assert_non_null(back);
+	assert_non_null(json_object_get(back, "conditions"));
+	json_decref(back);
+	nodus_buf_release(&b);
+}
+
+static void test_bad_plan(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	json_t *rep = NULL;
+	f->d.plan_json = "{\"conditions\":[{\"name\":\"i\",\"kind\":\"isolated\"}]}";
+	assert_int_equal(nodus_report_compute(&f->d, NULL, &rep, &err), NODUS_EPARSE);
+	assert_string_equal(err.json_path, "$.pairs");
+	f->d.plan_json = "[1]";
+	assert_int_equal(nodus_report_compute(&f->d, NULL, &rep, &err), NODUS_EPARSE);
+	assert_null(rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_agreement_and_kappa, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reproducible, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_false_fast, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_counts_failures_and_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_price_is_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_excluded_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_and_aa_noise, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_choice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_plan, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
