@@ -50,9 +50,13 @@ CREATE TABLE pairs (
 	reference TEXT NOT NULL,               -- reference solution name
 	cand_hash TEXT,                        -- candidate's content hash, NULL if unknown
 	ref_hash TEXT,                         -- reference's content hash, NULL if unknown
-	expect TEXT                            -- truth known by construction, NULL if none
-		CHECK (expect IS NULL OR expect IN
-		       ('FASTER', 'SLOWER', 'TIED', 'EQUIVALENT', 'FAIL')),
+	expect TEXT                            -- truth known by construction, NULL if none:
+		CHECK (expect IS NULL OR expect IN     -- a label, EQUIVALENT, FAIL or a status name
+		       ('FASTER', 'SLOWER', 'TIED', 'AMBIGUOUS', 'EQUIVALENT', 'FAIL',
+			'OK', 'COMPILE_ERROR', 'LOAD_ERROR', 'RUNTIME_ERROR',
+			'TIMEOUT', 'CRASH', 'INCORRECT_SHAPE',
+			'INCORRECT_NUMERICAL', 'INPUT_MUTATED', 'REWARD_HACK',
+			'INVALID_REFERENCE', 'NOT_ISOLATED', 'OUT_OF_MEMORY')),
 	PRIMARY KEY (plan_digest, pair_id)
 );
 
