@@ -22,6 +22,8 @@ static void usage(FILE *f)
 		"                    pair-conditions with a final record are skipped\n"
 		"  --condition NAME  run only this condition (any order, each resumable)\n"
 		"  --cache DIR       compiled solutions (default: nodus-cache beside DB)\n"
+		"  --shard I/N       only pairs p with p %% N == I (replay conditions start N\n"
+		"                    such orchestrators side by side themselves)\n"
 		"  -q, --quiet       no progress lines\n\n"
 		"Failing candidates are results (records), not errors: exit 0 when the run\n"
 		"completed, 1 if the plan does not verify, 2 for bad usage, 3 internal error.\n");
@@ -48,6 +50,11 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 			o.cache_dir = argv[++i];
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			o.progress = NULL;
+		} else if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
+			if (sscanf(argv[++i], "%d/%d", &o.shard_index, &o.shard_count) != 2 ||
+			    o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+				return nodus_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
+							     argv[i]);
 		} else if (a[0] == '-') {
 			return nodus_cli_usage_error("run", "unknown option '%s'", a);
 		} else if (!o.plan_path) {
@@ -81,7 +88,7 @@ int nodus_cli_run_plan(const nodus_run_opts *o)
 			fprintf(stderr, "nodus run: the plan does not verify; refusing to run it\n");
 		return nodus_cli_exit_for(rc);
 	}
-	if (o->progress)
+	if (o->progress && o->shard_count == 0)
 		printf("run complete: %d pair-condition(s), %d already final, %d record(s) written, "
 		       "%d final failure(s)\n",
 		       sum.pair_conditions, sum.skipped, sum.records, sum.failures);

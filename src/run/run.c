@@ -837,7 +837,9 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 	r.max_rel_err = a->max_rel_err;
 	r.matched_ratio = a->matched_ratio;
 	r.device_s = a->device_s;
-	r.charge_share = 1.0;
+	/* a replay co-tenant is useful work: each of the M pairs sharing the
+	 * device pays 1/M of the time; synthetic stressors are charged in full */
+	r.charge_share = x->cond->kind == NODUS_COND_REPLAY ? 1.0 / (x->cond->tenants + 1) : 1.0;
 	r.compile_s = a->compile_s;
 	r.compile_cache_hits = a->cache_hits;
 	r.validation_s = a->validation_s;
@@ -876,8 +878,46 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 
 /* ---- conditions ---- */
 
+/* A replay condition is a packed evaluation farm: tenants + 1 orchestrators
+ * run disjoint shards of the pairs at the same time on the same device,
+ * each writing its own records into the shared store (SQLite serialises
+ * the writers). */
+static int run_replay(struct run_ctx *x, const nodus_condition *cond, nodus_error *err)
+{
+	int m = cond->tenants + 1;
+	nodus_child kids[NODUS_MAX_STRESSORS + 1];
+	char shard[NODUS_MAX_STRESSORS + 1][32];
+	int started = 0, rc = 0;
+	if (m > NODUS_MAX_STRESSORS + 1)
+		return NODUS_ERR(err, NODUS_EINVAL, "replay: at most %d tenants", NODUS_MAX_STRESSORS);
+	if (x->o->progress)
+		fprintf(x->o->progress, "condition %s: %d orchestrators side by side\n", cond->name, m);
+	for (int i = 0; i < m; i++) {
+		snprintf(shard[i], sizeof(shard[i]), "%d/%d", i, m);
+		const char *argv[] = {x->o->self_path, "run", x->o->plan_path, "--db", x->o->db_path,
+				      "--condition", cond->name, "--resume", "--cache", x->cache_dir,
+				      "--shard", shard[i], x->o->progress ? NULL : "-q", NULL};
+		nodus_child_opts o;
+		memset(&o, 0, sizeof(o));
+		o.argv = argv;
+		o.stdin_fd = -2;
+		if ((rc = nodus_child_start(&kids[i], &o, err)))
+			break;
+		started++;
+	}
+	int failed = 0;
+	for (int i = 0; i < started; i++)
+		failed |= nodus_child_finish(&kids[i]) != 0;
+	if (!rc && failed)
+		rc = NODUS_ERR(err, NODUS_ECHILD, "a replay shard of condition '%s' failed",
+			       cond->name);
+	return rc;
+}
+
 static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_error *err)
 {
+	if (cond->kind == NODUS_COND_REPLAY && x->o->shard_count == 0)
+		return run_replay(x, cond, err);
 	x->cond = cond;
 	const nodus_judge *j = &x->c->judge;
 	int n = x->c->n_pairs;
@@ -893,6 +933,8 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	for (int p = 0; p < n; p++) {
 		int attempts = 0, has_final = 0;
 		if (x->o->only_aa && x->c->pairs[p].candidate != x->c->pairs[p].reference)
+			continue;
+		if (x->o->shard_count > 0 && p % x->o->shard_count != x->o->shard_index)
 			continue;
 		rc = nodus_store_progress(x->store, x->plan->digest, x->c->pairs[p].id, cond->name,
 					  &attempts, &has_final, err);

@@ -27,6 +27,8 @@ typedef struct nodus_run_opts {
 	const char *cache_dir;   /* compiled solutions; NULL = <db dir>/nodus-cache */
 	const char *condition;   /* run only this condition; NULL = all, in plan order */
 	int resume;              /* 1: continue a store that already holds this plan's records */
+	int shard_index;         /* with shard_count > 0: run only pairs p with p % count == index */
+	int shard_count;         /* 0 = all pairs (replay conditions shard themselves) */
 	int only_aa;             /* 1: only pairs whose candidate is their reference (calibration) */
 	FILE *progress;          /* one line per record; NULL = quiet */
 } nodus_run_opts;
