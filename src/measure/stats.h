@@ -64,7 +64,10 @@ int nodus_stats_label(const nodus_interval *ci, double delta);
 
 /* Cohen's kappa of two raters over n items with categories 0..k-1.
  * Returns NAN when undefined (expected agreement 1), which it reports as
- * kappa 1 if observed agreement is also 1. */
+ * kappa 1 if observed agreement is also 1. Expected agreement 1 means both
+ * raters used one common category, so it always returns 1 there; NAN is
+ * left for n <= 0 or a category outside 0..k-1. nodus_stats_agreement is
+ * the fraction of equal labels, NAN for n <= 0. */
 double nodus_stats_cohen_kappa(const int *a, const int *b, int n, int k);
 double nodus_stats_agreement(const int *a, const int *b, int n);
 
