@@ -39,14 +39,18 @@ double nodus_stats_stddev(const double *x, int n); /* sample sd (ddof=1); 0 if n
 /* Student t quantile: P(T <= t) = p with df degrees of freedom. */
 double nodus_stats_t_quantile(double p, double df);
 
-/* Two-sided t-interval for the mean of x at confidence conf. n >= 2. */
+/* Two-sided t-interval for the mean of x at confidence conf. n >= 2.
+ * On the scale of x (no exp): estimate is the mean. Returns 0, or -1 if
+ * n < 2, conf is outside (0, 1) or a value is not finite. */
 int nodus_stats_t_interval(const double *x, int n, double conf, nodus_interval *out);
 
 /* Speedup with a two-level percentile bootstrap: resample rounds with
  * replacement, then the samples of each chosen round with replacement;
  * the statistic is exp(mean over rounds of the mean paired log-ratio of the
  * round). logr[i] holds n[i] paired log-ratios of round i. estimate is the
- * statistic on the data itself. Returns 0, or -1 if n_rounds < 2. */
+ * statistic on the data itself. Returns 0, or -1 if n_rounds < 2 (or a
+ * round is empty, a value not finite, conf outside (0, 1), resamples < 1),
+ * or NODUS_ENOMEM. */
 int nodus_stats_speedup_bootstrap(const double *const *logr, const int *n, int n_rounds,
 				  double conf, int resamples, uint64_t seed,
 				  nodus_interval *out);
@@ -60,12 +64,17 @@ int nodus_stats_label(const nodus_interval *ci, double delta);
 
 /* Cohen's kappa of two raters over n items with categories 0..k-1.
  * Returns NAN when undefined (expected agreement 1), which it reports as
- * kappa 1 if observed agreement is also 1. */
+ * kappa 1 if observed agreement is also 1. Expected agreement 1 means both
+ * raters used one common category, so it always returns 1 there; NAN is
+ * left for n <= 0 or a category outside 0..k-1. nodus_stats_agreement is
+ * the fraction of equal labels, NAN for n <= 0. */
 double nodus_stats_cohen_kappa(const int *a, const int *b, int n, int k);
 double nodus_stats_agreement(const int *a, const int *b, int n);
 
 /* Agreement and kappa with percentile intervals from a bootstrap over
- * clusters (tasks): cluster[i] in 0..n_clusters-1 for item i. */
+ * clusters (tasks): cluster[i] in 0..n_clusters-1 for item i; every
+ * cluster must hold an item. Either output may be NULL. Returns 0, -1 for
+ * invalid arguments, or NODUS_ENOMEM. */
 int nodus_stats_agreement_bootstrap(const int *a, const int *b, const int *cluster, int n,
 				    int k, int n_clusters, double conf, int resamples,
 				    uint64_t seed, nodus_interval *agreement,
