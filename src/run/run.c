@@ -35,6 +35,7 @@
 #include "exec/exec.h"
 #include "judge/judge.h"
 #include "measure/stats.h"
+#include "measure/stats_looks.h"
 #include "plan/plan.h"
 #include "run/build.h"
 #include "run/protocol.h"
@@ -537,25 +538,17 @@ out:
 	return rc;
 }
 
-static int max_looks(const nodus_judge *j)
-{
-	if (j->max_rounds <= j->min_rounds || j->look_every <= 0)
-		return 1;
-	return 1 + (j->max_rounds - j->min_rounds + j->look_every - 1) / j->look_every;
-}
-
 /* Decides after a round: 'c' continue or 's' stop (label decided or last
- * round). */
+ * round). Looks at min_rounds, every look_every after, and at max_rounds. */
 static char decide(struct run_ctx *x, struct attempt *a)
 {
 	const nodus_judge *j = &x->c->judge;
 	int r = a->rounds;
-	int is_look = r >= j->max_rounds ||
-		      (r >= j->min_rounds && (r - j->min_rounds) % (j->look_every > 0 ? j->look_every : 1) == 0);
-	if (!is_look)
-		return 'c';
+	if (!nodus_stats_is_look(r, j->min_rounds, j->max_rounds, j->look_every))
+		return r >= j->max_rounds ? 's' : 'c';
 	a->looks++;
-	double conf = nodus_stats_look_confidence(j->confidence, max_looks(j));
+	int k = nodus_stats_look_count(j->min_rounds, j->max_rounds, j->look_every);
+	double conf = nodus_stats_look_confidence(j->confidence, k);
 	nodus_interval ci;
 	if (estimate(x, a, conf, &ci))
 		return r >= j->max_rounds ? 's' : 'c';
