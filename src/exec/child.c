@@ -610,8 +610,11 @@ void nodus_child_kill(nodus_child *c)
 	 * alone is the fallback should the leader have left it. */
 	if (kill(-c->pid, SIGKILL) != 0)
 		kill(c->pid, SIGKILL);
-	if (wait_dead(c->pid) == 0)
-		live_remove(c->pid);
+	/* Off the list once dead; if waiting fails the child was not ours to
+	 * wait for (SIGCHLD ignored: already reaped), and its pid may be
+	 * reused, so it leaves the list all the same. */
+	wait_dead(c->pid);
+	live_remove(c->pid);
 }
 
 int nodus_child_finish(nodus_child *c)
