@@ -227,7 +227,9 @@ static void test_only_std_fds_inherited(void **state)
 	assert_true(leak >= 0);
 	nodus_child_opts o = {
 		.argv = (const char *const[]){"/proc/self/exe", "--helper-fds", NULL},
+		.stdin_fd = -2, /* whatever the test runner left at 0 and 2 */
 		.stdout_fd = -1,
+		.stderr_fd = -2,
 		.want_result_pipe = 1,
 	};
 	assert_int_equal(nodus_child_start(&c, &o, &err), 0);
