@@ -17,7 +17,9 @@
  *
  * fd convention for stdin/stdout/stderr in opts: 0 inherit, -1 make a pipe
  * (the parent's end lands in child.in_fd/out_fd/err_fd), -2 /dev/null,
- * > 0 use that fd. Only async-signal-safe calls run between fork and exec.
+ * > 0 use that fd. Every other fd is closed in the child: it sees 0, 1, 2
+ * and, with want_result_pipe, 3. Parent ends are close-on-exec. Only
+ * async-signal-safe calls run between fork and exec.
  *
  * Every started child is on a live list; nodus_exec_kill_all() (called from
  * the orchestrator's SIGINT/SIGTERM handler and at exit) kills every group,
@@ -36,8 +38,8 @@ typedef struct nodus_child_opts {
 	const char *const *env;    /* full environment, NULL-terminated; NULL = inherit */
 	const char *cwd;           /* working directory, NULL = inherit */
 	int stdin_fd;              /* see fd convention */
-	int stdout_fd;
-	int stderr_fd;
+	int stdout_fd;             /* see fd convention */
+	int stderr_fd;             /* see fd convention */
 	int want_result_pipe;      /* 1: child's fd 3 is the write end of a pipe */
 	int64_t rlimit_as_bytes;   /* RLIMIT_AS, 0 = unchanged */
 	int64_t rlimit_cpu_s;      /* RLIMIT_CPU, 0 = unchanged */
@@ -56,8 +58,16 @@ typedef struct nodus_child {
 	uint64_t started_ns;       /* nodus_now_ns() at start */
 } nodus_child;
 
+/* Starts the child. Returns 0, or NODUS_ECHILD with "cannot run 'PROG':
+ * REASON" when it could not be run (not found, not executable, chdir or
+ * setrlimit failed: nothing is left running then), NODUS_EINVAL for bad
+ * opts (empty argv, negative limit, limit above the hard limit),
+ * NODUS_EIO / NODUS_ENOMEM for pipes and memory. c is fully overwritten;
+ * on failure c->pid is -1 and every fd in c is -1. Thread-safe. */
 int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error *err);
-/* SIGKILL to the child's process group; safe to call twice. */
+/* SIGKILL to the child's process group, then waits until the child itself
+ * has died (it stays a zombie, so its status is still there for
+ * nodus_child_finish, which must follow); safe to call twice. */
 void nodus_child_kill(nodus_child *c);
 /* Closes the parent's fds, waits for the child; returns its exit code or
  * 128+signal; -1 if it was not running. */
@@ -69,23 +79,35 @@ int nodus_child_finish_timeout(nodus_child *c, int timeout_ms);
 /* Kills every live child's process group (async-signal-safe). */
 void nodus_exec_kill_all(void);
 /* Installs SIGINT/SIGTERM/SIGHUP handlers that kill all children, then
- * re-raise the signal with its default action. Call once in main. */
+ * re-raise the signal with its default action (a signal already ignored at
+ * start, as under nohup, is left ignored), and registers
+ * nodus_exec_kill_all with atexit(). Call once in main. */
 void nodus_exec_install_signal_handlers(void);
 
 /* ---- framed messages over a pipe ----
  * A frame is: u32 magic 'NDS1', u32 type, u64 length, payload. */
 #define NODUS_IPC_MAX_FRAME (1ull << 31)
+/* Writes one frame, looping over partial writes and EINTR; never raises
+ * SIGPIPE. Returns 0, NODUS_EIO (reader gone, bad fd), or NODUS_EINVAL
+ * (len above NODUS_IPC_MAX_FRAME, or NULL payload with len > 0). */
 int nodus_ipc_write(int fd, uint32_t type, const void *payload, uint64_t len);
-/* Reads one frame, waiting until deadline_ns (nodus_now_ns() clock; 0 =
- * forever). Returns 0; NODUS_ETIMEOUT; NODUS_EIO on EOF or a short/bad
- * frame (EOF before any byte: NODUS_ENOTFOUND). */
+/* Reads one frame into payload (reset first), waiting until deadline_ns
+ * (nodus_now_ns() clock; 0 = forever). Returns 0; NODUS_ETIMEOUT;
+ * NODUS_EIO on EOF or a short/bad frame (wrong magic, length above
+ * NODUS_IPC_MAX_FRAME) (EOF before any byte: NODUS_ENOTFOUND);
+ * NODUS_ENOMEM. After any failure the stream is out of step: kill the
+ * worker rather than read on. */
 int nodus_ipc_read(int fd, uint32_t *type, nodus_buf *payload, uint64_t deadline_ns);
 
 /* ---- sandbox (worker side) ----
  * Installs a seccomp filter that kills the process (SIGSYS) on fork, vfork,
  * clone of a process (threads too), execve, socket and connect, open/openat
- * for anything, ptrace, process_vm_readv/writev, kill of other processes.
- * Call after everything the worker needs is loaded and allocated. */
+ * for anything, ptrace, process_vm_readv/writev, kill of other processes
+ * (full list and limits: docs/sandbox.md). Sets no_new_privs first; applies
+ * to every thread. Call after everything the worker needs is loaded and
+ * allocated; leave with _exit() (exit-time hooks such as a sanitizer's leak
+ * check may need forbidden calls). Returns 0, NODUS_EUNAVAILABLE (kernel
+ * refuses the filter) or NODUS_EINTERNAL / NODUS_ENOMEM. */
 int nodus_sandbox_lock_down(nodus_error *err);
 
 #endif
