@@ -52,6 +52,7 @@ int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const
 		o.stdin_fd = -2;
 		o.stdout_fd = -1;
 		o.stderr_fd = -2;
+		o.die_with_parent = 1;
 		int rc = nodus_child_start(&s->child[i], &o, err);
 		if (rc) {
 			nodus_stressors_stop(s);

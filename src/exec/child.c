@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -159,6 +160,8 @@ struct prep {
 	struct rlim_req rl[6];     /* limits to apply */
 	int n_rl;                  /* entries used in rl */
 	int max_fd;                /* close loop bound when close_range is missing */
+	int die_with_parent;       /* PR_SET_PDEATHSIG SIGKILL in the child */
+	pid_t parent;              /* the parent's pid, to catch a parent already gone */
 };
 
 static const char *rlimit_name(int resource)
@@ -327,6 +330,8 @@ static int prep_init(struct prep *p, nodus_child *c, const nodus_child_opts *o, 
 
 	if ((rc = prep_limits(p, o, err)))
 		return rc;
+	p->die_with_parent = o->die_with_parent;
+	p->parent = getpid();
 	rc = resolve_path(o->argv[0], &p->path);
 	if (rc == NODUS_ENOTFOUND)
 		return NODUS_ERR(err, NODUS_ECHILD, "cannot run '%s': %s", o->argv[0],
@@ -424,6 +429,11 @@ static _Noreturn void child_run(struct prep *p, const char *cwd)
 
 	if (setpgid(0, 0))
 		child_fail(rep, STAGE_SETPGID, 0);
+	/* A worker or stressor must not outlive an orchestrator killed with
+	 * SIGKILL (no handler runs then): the kernel kills it instead. */
+	if (p->die_with_parent &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != p->parent))
+		_exit(127);
 	if (child_place_fds(p, &rep))
 		child_fail(rep, STAGE_FDS, 0);
 	/* fd 3 is closed too when no result pipe was asked for: a worker must
@@ -480,6 +490,7 @@ static void reset_child(nodus_child *c)
 	c->pid = -1;
 	c->in_fd = c->out_fd = c->err_fd = c->result_fd = -1;
 	c->started_ns = 0;
+	c->peak_rss_bytes = 0;
 }
 
 static void close_parent_ends(nodus_child *c)
@@ -504,14 +515,19 @@ static int wait_dead(pid_t pid)
 	}
 }
 
-/* Reaps pid and converts its status: exit code, or 128+signal. */
-static int reap(pid_t pid)
+/* Reaps pid and converts its status: exit code, or 128+signal. When
+ * peak_rss is not NULL it gets the child's peak resident memory [bytes]. */
+static int reap_usage(pid_t pid, int64_t *peak_rss)
 {
 	int st;
 	pid_t r;
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
 	do
-		r = waitpid(pid, &st, 0);
+		r = wait4(pid, &st, 0, &ru);
 	while (r < 0 && errno == EINTR);
+	if (peak_rss)
+		*peak_rss = r > 0 ? (int64_t)ru.ru_maxrss * 1024 : 0;
 	if (r < 0)
 		return -1;
 	if (WIFEXITED(st))
@@ -519,6 +535,11 @@ static int reap(pid_t pid)
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return -1;
+}
+
+static int reap(pid_t pid)
+{
+	return reap_usage(pid, NULL);
 }
 
 /* fork() with every signal blocked; the new pid goes into the reserved
@@ -627,7 +648,7 @@ int nodus_child_finish(nodus_child *c)
 	pid_t pid = c->pid;
 	wait_dead(pid);
 	live_remove(pid);
-	int code = reap(pid);
+	int code = reap_usage(pid, &c->peak_rss_bytes);
 	c->pid = -1;
 	return code;
 }

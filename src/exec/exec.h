@@ -47,6 +47,8 @@ typedef struct nodus_child_opts {
 	int64_t rlimit_nproc;      /* RLIMIT_NPROC, 0 = unchanged */
 	int64_t rlimit_fsize_bytes;/* RLIMIT_FSIZE, 0 = unchanged */
 	int64_t rlimit_core;       /* RLIMIT_CORE: 0 keeps it; -1 sets it to 0 */
+	int die_with_parent;       /* 1: the kernel kills the child when this process dies
+				    * (PR_SET_PDEATHSIG), even by SIGKILL */
 } nodus_child_opts;
 
 typedef struct nodus_child {
@@ -56,6 +58,7 @@ typedef struct nodus_child {
 	int err_fd;                /* parent's read end of stderr, or -1 */
 	int result_fd;             /* parent's read end of the child's fd 3, or -1 */
 	uint64_t started_ns;       /* nodus_now_ns() at start */
+	int64_t peak_rss_bytes;    /* after finish: the child's peak resident memory, 0 if unknown */
 } nodus_child;
 
 /* Starts the child. Returns 0, or NODUS_ECHILD with "cannot run 'PROG':

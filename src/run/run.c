@@ -248,6 +248,7 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 	o.stdout_fd = -2;
 	o.stderr_fd = -2;
 	o.want_result_pipe = 1;
+	o.die_with_parent = 1;
 	o.cwd = "/tmp";
 	o.rlimit_core = -1;
 	o.rlimit_nofile = j->open_files;
