@@ -25,7 +25,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"check", nodus_cmd_check, 0, "validate task, workload, solution and campaign files"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan of pairs, judge and hashes"},
+	{"verify", nodus_cmd_verify, 0, "check that a plan's files are unchanged since sealing"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };
 

@@ -14,7 +14,6 @@
 #include "spec-internal.h"
 
 #include <ctype.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ static double dtype_max(int dtype)
 	case NODUS_DTYPE_BFLOAT16:
 		return 3.0e38;
 	default:
-		return DBL_MAX;
+		return INFINITY; /* float64: any finite number */
 	}
 }
 
@@ -154,7 +153,7 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 					  : "int_range or index",
 				 nodus_dtype_name(dtype), dist_names[kind]);
 	}
-	double max = dtype_is_int(dtype) ? DBL_MAX : dtype_max(dtype);
+	double max = dtype_is_int(dtype) ? INFINITY : dtype_max(dtype);
 	int ra = 0, rb = 0;
 	switch (out->kind) {
 	case NODUS_DIST_NORMAL:
