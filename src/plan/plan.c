@@ -437,7 +437,9 @@ static int verify_open(const char *plan_path, json_t **plan_out, char plan_dir[P
 		     digest, want);
 		rc = NODUS_ECHANGED;
 	}
-	int frc = verify_files(plan, plan_dir, diags);
+	char shown_dir[PATH_MAX];
+	nodus__path_dir(plan_path, shown_dir, sizeof(shown_dir));
+	int frc = verify_files(plan, shown_dir, diags); /* names files as the user reaches them */
 	*plan_out = plan;
 	return rc ? rc : frc;
 }

@@ -184,6 +184,31 @@ out:
 	return rc;
 }
 
+/* Offset of the first byte that does not start or continue a valid UTF-8
+ * sequence (overlong forms, surrogates and code points past U+10FFFF
+ * included); fallback when there is none. */
+static size_t first_bad_utf8(const char *text, size_t len, size_t fallback)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i];
+		size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+		if (n == 0 || (n == 2 && c < 0xC2) || i + n > len)
+			return i;
+		unsigned cp = n == 1 ? c : c & (0x7Fu >> n);
+		for (size_t k = 1; k < n; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return i + k;
+			cp = cp << 6 | (s[i + k] & 0x3F);
+		}
+		if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return i;
+		i += n;
+	}
+	return fallback;
+}
+
 /* Where a jansson syntax fault starts: jansson's offset is just past the
  * token it quotes, so back up over the quoted token when it matches. */
 static size_t fault_offset(const char *text, size_t len, const json_error_t *e)
@@ -192,7 +217,7 @@ static size_t fault_offset(const char *text, size_t len, const json_error_t *e)
 	if (pos > len)
 		pos = len;
 	if (strncmp(e->text, "unable to decode byte", 21) == 0)
-		return pos;
+		return first_bad_utf8(text, len, pos);
 	const char *near = strstr(e->text, "near '");
 	const char *end = near ? strrchr(e->text, '\'') : NULL;
 	if (near && end > near + 5) {
@@ -244,6 +269,8 @@ int nodus__spec_parse(const char *file, const char *text, size_t len, json_t **o
 		what = "an integer within 64 bits";
 	else if (strstr(je.text, "real number overflow"))
 		what = "a finite number";
+	else if (strstr(je.text, "JSON_ALLOW_NUL"))
+		what = "strings without NUL characters";
 	else if (strstr(je.text, "maximum parsing depth"))
 		what = "JSON nested at most 2048 deep";
 	NODUS_ERR_AT(&e, NODUS_EPARSE, file, line, column, "$", "expected %s, got %s", what,

@@ -75,17 +75,15 @@ static void locate(nodus__vctx *v, int at_key, int *line, int *column)
 	}
 	if (!v->pos)
 		return;
-	size_t saved = v->path.len;
-	int d = v->depth;
-	for (;;) {
-		if (nodus__jsonpos_find(v->pos, v->path.data, at_key, line, column))
+	nodus_buf probe = NODUS_BUF_INIT; /* shortened copy; the path itself stays intact */
+	if (nodus_buf_add(&probe, v->path.data, v->path.len))
+		return;
+	for (int d = v->depth;; at_key = 0) {
+		if (nodus__jsonpos_find(v->pos, probe.data, at_key, line, column) || d == 0)
 			break;
-		if (d == 0)
-			break;
-		set_len(&v->path, v->marks[--d]);
-		at_key = 0;
+		set_len(&probe, v->marks[--d]);
 	}
-	set_len(&v->path, saved);
+	nodus_buf_release(&probe);
 }
 
 static void verr(nodus__vctx *v, int at_key, const char *fmt, va_list ap)
