@@ -29,11 +29,14 @@ static const struct command commands[] = {
 	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
 	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
 	{"calibrate", nodus_cmd_calibrate, 0, "run the A/A pairs and report the noise floor"},
+	{"check", nodus_cmd_check, 0, "validate task, workload, solution and campaign files"},
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
 	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan of pairs, judge and hashes"},
 	{"report", nodus_cmd_report, 0, "agreement of labels with the baseline, false-fast pairs, cost"},
 	{"run", nodus_cmd_run, 0, "evaluate every pair of a sealed plan under every condition"},
+	{"verify", nodus_cmd_verify, 0, "check that a plan's files are unchanged since sealing"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };
 

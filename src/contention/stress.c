@@ -73,7 +73,7 @@ void nodus_stressors_poll(nodus_stressors *s)
 {
 	for (int i = 0; i < s->n; i++) {
 		char buf[512];
-		ssize_t n;
+		ssize_t n = -1;
 		while (s->alive[i] && (n = read(s->child[i].out_fd, buf, sizeof(buf) - 1)) != 0) {
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR)

@@ -33,6 +33,7 @@
 #define NODUS_MAX_OUTPUTS 8
 #define NODUS_MAX_SOURCES 16
 #define NODUS_MAX_FLAGS 32
+#define NODUS_PAIR_ID_MAX 200   /* "WORKLOAD/CANDIDATE/REFERENCE": 3 names and 2 slashes */
 
 /* Input value distributions (explicit, never inferred from a name). */
 typedef enum nodus_dist_kind {
@@ -193,11 +194,12 @@ typedef struct nodus_target {
 } nodus_target;
 
 typedef struct nodus_pair_spec {
-	char id[NODUS_NAME_MAX];    /* stable id, e.g. "vector_scale/n4m/unrolled" */
+	char id[NODUS_PAIR_ID_MAX]; /* "WORKLOAD/CANDIDATE/REFERENCE", unique in a campaign */
 	int workload;               /* index into campaign->workloads */
 	int candidate;              /* index into campaign->solutions */
 	int reference;              /* index into campaign->solutions */
-	char expect[32];            /* declared truth for tests: FASTER, SLOWER, TIED, EQUIVALENT, FAIL, or "" */
+	char expect[32];            /* declared truth for tests: a label (FASTER, SLOWER, TIED,
+				     * AMBIGUOUS), EQUIVALENT, FAIL, a status name, or "" */
 } nodus_pair_spec;
 
 typedef struct nodus_campaign {

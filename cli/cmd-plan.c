@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * cmd-plan.c: `nodus plan CAMPAIGN.json -o PLAN.json` seals a campaign:
+ * validates it with every file it names, writes the plan atomically, loads
+ * the written plan back (which re-verifies every hash) and prints its
+ * digest, pair count, conditions and the target's declared price.
+ * ------------------------------------------------------------------------ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "common/common.h"
+#include "plan/plan.h"
+
+static int usage(void)
+{
+	printf("usage: nodus plan CAMPAIGN.json -o PLAN.json\n\n"
+	       "Seals a campaign into a plan: the pairs, the judge with every default filled\n"
+	       "in, the conditions, the target, and the SHA-256 of every file the pairs\n"
+	       "depend on. Measurement runs only from a plan; 'nodus verify' checks one.\n\n"
+	       "  -o, --output PLAN.json   where to write the plan (replaced atomically)\n\n"
+	       "exit status: 0 sealed, 2 bad usage or campaign faults, 3 internal error\n");
+	return NODUS_EXIT_OK;
+}
+
+static void print_diags(const nodus_diags *d)
+{
+	for (size_t k = 0; k < d->count; k++) {
+		char line[2048];
+		nodus_error_format(&d->items[k], line, sizeof(line));
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+static void print_summary(const nodus_plan *p)
+{
+	const nodus_campaign *c = p->campaign;
+	printf("sealed %s\n", p->path);
+	printf("digest: %s\n", p->digest);
+	printf("pairs: %d\n", c->n_pairs);
+	printf("conditions: %d (", c->n_conditions);
+	for (int k = 0; k < c->n_conditions; k++)
+		printf("%s%s", k ? ", " : "", c->conditions[k].name);
+	printf(")\n");
+	printf("target: %s \"%s\", ", c->target.backend == NODUS_BACKEND_CUDA ? "cuda" : "cpu",
+	       c->target.profile);
+	if (c->target.has_price)
+		printf("price %.4g USD per device-hour\n", c->target.price_per_device_hour_usd);
+	else
+		printf("price unknown (null): costs will be reported as unknown\n");
+}
+
+int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	(void)ctx;
+	const char *campaign = NULL, *out = NULL;
+	for (int k = 1; k < argc; k++) {
+		if (nodus_cli_is_help(argv[k]))
+			return usage();
+		if (strcmp(argv[k], "-o") == 0 || strcmp(argv[k], "--output") == 0) {
+			if (++k >= argc)
+				return nodus_cli_usage_error("plan", "%s needs a file name", argv[k - 1]);
+			out = argv[k];
+		} else if (strncmp(argv[k], "--output=", 9) == 0) {
+			out = argv[k] + 9;
+		} else if (argv[k][0] == '-' && argv[k][1]) {
+			return nodus_cli_usage_error("plan", "unknown option '%s'", argv[k]);
+		} else if (campaign) {
+			return nodus_cli_usage_error("plan", "unexpected argument '%s'", argv[k]);
+		} else {
+			campaign = argv[k];
+		}
+	}
+	if (!campaign || !out || !out[0])
+		return nodus_cli_usage_error("plan", "expected CAMPAIGN.json -o PLAN.json");
+
+	nodus_diags diags = NODUS_DIAGS_INIT;
+	nodus_error err = {0};
+	nodus_plan *p = NULL;
+	char digest[NODUS_SHA256_HEX];
+	int rc = nodus_plan_seal(campaign, out, digest, &diags, &err);
+	if (!rc)
+		rc = nodus_plan_load(out, &p, &diags);
+	print_diags(&diags);
+	if (rc && !diags.count)
+		nodus_cli_print_error(&err);
+	if (!rc)
+		print_summary(p);
+	nodus_plan_free(p);
+	nodus_diags_release(&diags);
+	if (rc == NODUS_EIO && err.code == 0)
+		return NODUS_EXIT_USAGE; /* the campaign itself could not be read */
+	return nodus_cli_exit_for(rc);
+}

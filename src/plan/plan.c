@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * plan.c: sealing a campaign into a plan file, verifying a plan, loading a
+ * verified plan (see plan.h; the document's shape is in docs/formats.md,
+ * section "Plan").
+ *
+ * The plan document is built by one function, plan_build(), from a loaded
+ * campaign and the plan's directory. Sealing writes it; loading rebuilds it
+ * from the files the plan names and requires the same document (digest and
+ * created_by aside), so a plan can never describe other pairs, hashes or
+ * judge values than the ones the runner will use. The digest is the
+ * SHA-256 of the canonical JSON (sorted keys, compact) of the document
+ * without its "digest" member.
+ *
+ * Paths inside a plan are relative to the plan file's directory, computed
+ * between resolved (realpath) locations, so a plan moved together with its
+ * campaign tree stays valid.
+ * ------------------------------------------------------------------------ */
+#include "plan.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spec/spec-internal.h"
+
+#define PLAN_MAX_BYTES (64u << 20)
+
+static const char *const backend_names[] = {"?", "cpu", "cuda"};
+static const char *const cond_names[] = {"?", "isolated", "cpu-stress", "timeslice",
+					 "mps", "streams", "replay"};
+static const char *const load_names[] = {NULL, "membw", "compute", "mixed"};
+
+/* Writes the path of target relative to directory from (both resolved,
+ * absolute) into out. */
+static int rel_to(const char *from, const char *target, char *out, size_t size)
+{
+	size_t common = 0, k = 0;
+	/* the longest common prefix ending at a component boundary */
+	while (from[k] && target[k] && from[k] == target[k]) {
+		k++;
+		if (from[k] == '/' || (!from[k] && (target[k] == '/' || !target[k])))
+			common = k;
+	}
+	if (strcmp(from, "/") == 0)
+		common = 0;
+	nodus_buf b = NODUS_BUF_INIT;
+	for (const char *p = from + common; *p; p++)
+		if (*p == '/')
+			nodus_buf_adds(&b, "../");
+	const char *rest = target + common;
+	while (*rest == '/')
+		rest++;
+	nodus_buf_adds(&b, rest);
+	int n = snprintf(out, size, "%s", b.data);
+	nodus_buf_release(&b);
+	return n < 0 || (size_t)n >= size ? NODUS_EINVAL : 0;
+}
+
+typedef struct builder {
+	const char *plan_dir;  /* resolved directory of the plan file */
+	json_t *files;         /* [{path, sha256}] being filled */
+	nodus_error *err;      /* first failure */
+} builder;
+
+/* Adds path (as the campaign names it) to the file list once; rel_out (may
+ * be NULL) gets its plan-relative path, sha_out its hash. */
+static int add_file(builder *b, const char *path, char *rel_out, char sha_out[NODUS_SHA256_HEX])
+{
+	char real[PATH_MAX], rel[PATH_MAX], sha[NODUS_SHA256_HEX];
+	if (!realpath(path, real))
+		return NODUS_ERR(b->err, NODUS_EIO, "cannot resolve '%s': %s", path,
+				 strerror(errno));
+	if (rel_to(b->plan_dir, real, rel, sizeof(rel)))
+		return NODUS_ERR(b->err, NODUS_EINVAL, "path of '%s' too long", path);
+	int rc = nodus_sha256_file(real, sha, b->err);
+	if (rc)
+		return rc;
+	if (rel_out)
+		strcpy(rel_out, rel);
+	if (sha_out)
+		strcpy(sha_out, sha);
+	size_t i;
+	json_t *f;
+	json_array_foreach(b->files, i, f)
+		if (strcmp(json_string_value(json_object_get(f, "path")), rel) == 0)
+			return 0;
+	if (json_array_append_new(b->files, json_pack("{s:s, s:s}", "path", rel, "sha256", sha)))
+		return NODUS_ERR(b->err, NODUS_ENOMEM, "out of memory building the plan");
+	return 0;
+}
+
+static int add_spec_files(builder *b, const nodus_campaign *c)
+{
+	int rc = 0;
+	for (int k = 0; !rc && k < c->n_tasks; k++)
+		rc = add_file(b, c->tasks[k].file, NULL, NULL);
+	for (int k = 0; !rc && k < c->n_workloads; k++)
+		rc = add_file(b, c->workloads[k].file, NULL, NULL);
+	for (int k = 0; !rc && k < c->n_solutions; k++) {
+		const nodus_solution *s = &c->solutions[k];
+		rc = add_file(b, s->file, NULL, NULL);
+		for (int m = 0; !rc && m < s->n_sources; m++) {
+			char full[1024];
+			if (nodus__path_join(full, sizeof(full), s->dir, s->sources[m]))
+				return NODUS_ERR(b->err, NODUS_EINVAL, "source path too long");
+			rc = add_file(b, full, NULL, NULL);
+		}
+	}
+	return rc;
+}
+
+static json_t *judge_json(const nodus_judge *j)
+{
+	json_t *retry = json_array();
+	for (int s = 0; s < NODUS_STATUS_COUNT_; s++)
+		if (j->retry_on & (1u << s))
+			json_array_append_new(retry, json_string(nodus_status_name(s)));
+	return json_pack(
+		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:i,"
+		" s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f}",
+		"seed", (json_int_t)j->seed, "trials", j->trials, "recheck_reps", j->recheck_reps,
+		"determinism", j->determinism, "warmup_calls", j->warmup_calls, "warmup_ms",
+		j->warmup_ms, "min_rounds", j->min_rounds, "max_rounds", j->max_rounds,
+		"look_every", j->look_every, "samples_per_round", j->samples_per_round,
+		"input_copies", j->input_copies, "flush_cache", j->flush_cache, "min_sample_ns",
+		(json_int_t)j->min_sample_ns, "tie_margin", j->tie_margin, "confidence",
+		j->confidence, "bootstrap_resamples", j->bootstrap_resamples, "timeout_s",
+		j->timeout_s, "address_space_mb", (json_int_t)j->address_space_mb, "cpu_time_s",
+		j->cpu_time_s, "open_files", j->open_files, "processes", j->processes,
+		"max_attempts", j->max_attempts, "retry_on", retry, "isolation_max_busy_cores",
+		j->isolation_max_busy_cores);
+}
+
+static json_t *conditions_json(const nodus_campaign *c)
+{
+	json_t *arr = json_array();
+	for (int k = 0; arr && k < c->n_conditions; k++) {
+		const nodus_condition *cd = &c->conditions[k];
+		json_t *o = json_pack("{s:s, s:s, s:i, s:f}", "name", cd->name, "kind",
+				      cond_names[cd->kind], "tenants", cd->tenants, "duty_cycle",
+				      cd->duty_cycle);
+		json_object_set_new(o, "load",
+				    cd->load ? json_string(load_names[cd->load]) : json_null());
+		json_object_set_new(o, "active_thread_pct",
+				    cd->active_thread_pct ? json_integer(cd->active_thread_pct)
+							  : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *solutions_json(const nodus_campaign *c)
+{
+	json_t *arr = json_array();
+	for (int k = 0; arr && k < c->n_solutions; k++) {
+		const nodus_solution *s = &c->solutions[k];
+		json_t *libs = json_array();
+		for (int m = 0; m < s->n_libs; m++)
+			json_array_append_new(libs, json_string(s->libs[m]));
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", s->name,
+						     "task", s->task_name, "hash", s->hash,
+						     "backend", backend_names[s->backend], "libs",
+						     libs));
+	}
+	return arr;
+}
+
+static json_t *pairs_json(const nodus_campaign *c)
+{
+	json_t *arr = json_array();
+	for (int k = 0; arr && k < c->n_pairs; k++) {
+		const nodus_pair_spec *p = &c->pairs[k];
+		const nodus_workload *w = &c->workloads[p->workload];
+		const nodus_solution *cand = &c->solutions[p->candidate];
+		const nodus_solution *ref = &c->solutions[p->reference];
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", p->id, "task",
+				      w->task_name, "workload", w->name, "candidate", cand->name,
+				      "reference", ref->name, "candidate_hash", cand->hash,
+				      "reference_hash", ref->hash);
+		json_object_set_new(o, "expect", p->expect[0] ? json_string(p->expect) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* The plan document (without "digest") for a loaded campaign. */
+static json_t *plan_build(const nodus_campaign *c, const char *plan_dir, nodus_error *err)
+{
+	builder b = {plan_dir, json_array(), err};
+	char rel[PATH_MAX], sha[NODUS_SHA256_HEX];
+	json_t *plan = NULL;
+	if (!b.files) {
+		NODUS_ERR(err, NODUS_ENOMEM, "out of memory building the plan");
+		goto out;
+	}
+	if (add_file(&b, c->file, rel, sha) || add_spec_files(&b, c))
+		goto out;
+	const nodus_target *t = &c->target;
+	json_t *target = json_pack("{s:s, s:s}", "backend", backend_names[t->backend], "profile",
+				   t->profile);
+	json_object_set_new(target, "price_per_device_hour_usd",
+			    t->has_price ? json_real(t->price_per_device_hour_usd) : json_null());
+	plan = json_pack("{s:s, s:i, s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:o, s:o, s:s}", "kind",
+			 "plan", "format", 1, "campaign", c->name, "campaign_path", rel,
+			 "campaign_sha256", sha, "files", b.files, "solutions", solutions_json(c),
+			 "pairs", pairs_json(c), "judge", judge_json(&c->judge), "conditions",
+			 conditions_json(c), "target", target, "created_by",
+			 "nodus " NODUS_VERSION);
+	if (!plan)
+		NODUS_ERR(err, NODUS_ENOMEM, "out of memory building the plan");
+out:
+	json_decref(b.files);
+	return plan;
+}
+
+/* SHA-256 of the canonical form of plan without its "digest" member. */
+static int plan_digest(const json_t *plan, char out[NODUS_SHA256_HEX])
+{
+	json_t *copy = json_copy((json_t *)plan);
+	if (!copy)
+		return NODUS_ENOMEM;
+	json_object_del(copy, "digest");
+	char *text = nodus_json_canonical(copy);
+	json_decref(copy);
+	if (!text)
+		return NODUS_ENOMEM;
+	nodus_sha256_hex(text, strlen(text), out);
+	free(text);
+	return 0;
+}
+
+static int resolve_dir(const char *file, char out[PATH_MAX], nodus_error *err)
+{
+	char dir[PATH_MAX];
+	nodus__path_dir(file, dir, sizeof(dir));
+	if (!realpath(dir, out))
+		return NODUS_ERR(err, NODUS_EIO, "cannot resolve directory '%s': %s", dir,
+				 strerror(errno));
+	return 0;
+}
+
+/* Writes text to path through a temporary file in the same directory and
+ * rename(), so readers see the old plan or the new one, never a part. */
+static int write_atomic(const char *path, const char *text, nodus_error *err)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return NODUS_ERR(err, NODUS_EINVAL, "plan path too long: '%s'", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	int rc = 0;
+	size_t len = strlen(text), done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", tmp,
+				       strerror(errno));
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot sync '%s': %s", tmp, strerror(errno));
+	if (close(fd) != 0 && !rc)
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot close '%s': %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path) != 0)
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot rename '%s' to '%s': %s", tmp, path,
+			       strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int nodus_plan_seal(const char *campaign_path, const char *out_path,
+		    char digest_out[NODUS_SHA256_HEX], nodus_diags *diags, nodus_error *err)
+{
+	nodus_campaign *c = NULL;
+	json_t *plan = NULL;
+	char *text = NULL, plan_dir[PATH_MAX], digest[NODUS_SHA256_HEX];
+	int rc = nodus_campaign_load(campaign_path, &c, diags);
+	if (rc) {
+		NODUS_ERR(err, rc, "campaign '%s' has faults", campaign_path);
+		goto out;
+	}
+	if ((rc = resolve_dir(out_path, plan_dir, err)))
+		goto out;
+	if (!(plan = plan_build(c, plan_dir, err))) {
+		rc = err ? err->code : NODUS_ENOMEM;
+		goto out;
+	}
+	if ((rc = plan_digest(plan, digest)) ||
+	    json_object_set_new(plan, "digest", json_string(digest)) ||
+	    !(text = json_dumps(plan, JSON_INDENT(2) | JSON_SORT_KEYS))) {
+		rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory writing the plan");
+		goto out;
+	}
+	nodus_buf body = NODUS_BUF_INIT;
+	if (nodus_buf_adds(&body, text) || nodus_buf_adds(&body, "\n"))
+		rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory writing the plan");
+	else
+		rc = write_atomic(out_path, body.data, err);
+	nodus_buf_release(&body);
+	if (!rc)
+		memcpy(digest_out, digest, NODUS_SHA256_HEX);
+out:
+	free(text);
+	json_decref(plan);
+	nodus_campaign_free(c);
+	return rc;
+}
+
+/* ---- verify ---- */
+
+static void diag(nodus_diags *diags, int code, const char *file, const char *path,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void diag(nodus_diags *diags, int code, const char *file, const char *path,
+		 const char *fmt, ...)
+{
+	nodus_error e;
+	char msg[sizeof(e.message)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	NODUS_ERR_AT(&e, code, file, 0, 0, path, "%s", msg);
+	nodus_diags_push(diags, &e);
+}
+
+static int is_sha_hex(const json_t *j)
+{
+	const char *s = json_string_value(j);
+	if (!s || strlen(s) != 64)
+		return 0;
+	return strspn(s, "0123456789abcdef") == 64;
+}
+
+/* Reads plan_path into *out after checking the members verify relies on. */
+static int plan_read(const char *plan_path, json_t **out, nodus_diags *diags)
+{
+	nodus_buf text = NODUS_BUF_INIT;
+	*out = NULL;
+	int rc = nodus__spec_read(plan_path, PLAN_MAX_BYTES, &text, NULL, diags);
+	if (rc)
+		goto out;
+	json_t *plan = NULL;
+	if ((rc = nodus__spec_parse(plan_path, text.data, text.len, &plan, diags)))
+		goto out;
+	json_t *files = json_object_get(plan, "files");
+	int ok = json_is_object(plan) &&
+		 json_is_string(json_object_get(plan, "kind")) &&
+		 strcmp(json_string_value(json_object_get(plan, "kind")), "plan") == 0 &&
+		 json_integer_value(json_object_get(plan, "format")) == 1 &&
+		 is_sha_hex(json_object_get(plan, "digest")) && json_is_array(files) &&
+		 json_is_string(json_object_get(plan, "campaign_path"));
+	size_t i;
+	json_t *f;
+	json_array_foreach(files, i, f)
+		ok = ok && json_is_string(json_object_get(f, "path")) &&
+		     is_sha_hex(json_object_get(f, "sha256"));
+	if (!ok) {
+		diag(diags, NODUS_EPARSE, plan_path, "$",
+		     "expected a plan written by nodus plan (kind \"plan\", format 1, digest, "
+		     "files), got something else");
+		json_decref(plan);
+		rc = NODUS_EPARSE;
+		goto out;
+	}
+	*out = plan;
+out:
+	nodus_buf_release(&text);
+	return rc;
+}
+
+static int verify_files(const json_t *plan, const char *plan_dir, nodus_diags *diags)
+{
+	int rc = 0;
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(plan, "files"), i, f) {
+		char full[PATH_MAX], sha[NODUS_SHA256_HEX];
+		const char *want = json_string_value(json_object_get(f, "sha256"));
+		nodus_error e;
+		if (nodus__path_join(full, sizeof(full), plan_dir,
+				     json_string_value(json_object_get(f, "path")))) {
+			rc = NODUS_ECHANGED;
+			continue;
+		}
+		if (nodus_sha256_file(full, sha, &e)) {
+			diag(diags, NODUS_ECHANGED, full, "",
+			     "changed since sealing: expected sha256 %s, got no file (%s)", want,
+			     e.message);
+			rc = NODUS_ECHANGED;
+		} else if (strcmp(sha, want) != 0) {
+			diag(diags, NODUS_ECHANGED, full, "",
+			     "changed since sealing: expected sha256 %s, got %s", want, sha);
+			rc = NODUS_ECHANGED;
+		}
+	}
+	return rc;
+}
+
+static int verify_open(const char *plan_path, json_t **plan_out, char plan_dir[PATH_MAX],
+		       nodus_diags *diags)
+{
+	json_t *plan = NULL;
+	nodus_error e;
+	*plan_out = NULL;
+	int rc = plan_read(plan_path, &plan, diags);
+	if (rc)
+		return rc;
+	if ((rc = resolve_dir(plan_path, plan_dir, &e))) {
+		e.code = rc;
+		snprintf(e.file, sizeof(e.file), "%s", plan_path);
+		nodus_diags_push(diags, &e);
+		json_decref(plan);
+		return rc;
+	}
+	char digest[NODUS_SHA256_HEX];
+	if ((rc = plan_digest(plan, digest))) {
+		json_decref(plan);
+		return rc;
+	}
+	const char *want = json_string_value(json_object_get(plan, "digest"));
+	if (strcmp(digest, want) != 0) {
+		diag(diags, NODUS_ECHANGED, plan_path, "$.digest",
+		     "expected %s (the digest of the plan's content), got %s: the plan was "
+		     "edited after sealing",
+		     digest, want);
+		rc = NODUS_ECHANGED;
+	}
+	char shown_dir[PATH_MAX];
+	nodus__path_dir(plan_path, shown_dir, sizeof(shown_dir));
+	int frc = verify_files(plan, shown_dir, diags); /* names files as the user reaches them */
+	*plan_out = plan;
+	return rc ? rc : frc;
+}
+
+int nodus_plan_verify(const char *plan_path, nodus_diags *diags)
+{
+	json_t *plan = NULL;
+	char plan_dir[PATH_MAX];
+	int rc = verify_open(plan_path, &plan, plan_dir, diags);
+	json_decref(plan);
+	return rc;
+}
+
+/* ---- load ---- */
+
+/* Compares the sealed plan with the one rebuilt from the loaded files,
+ * member by member (digest and created_by aside). */
+static int plan_compare(const char *plan_path, const json_t *sealed, const json_t *rebuilt,
+			nodus_diags *diags)
+{
+	static const char *const members[] = {"kind",  "format",    "campaign",
+					      "campaign_path", "campaign_sha256", "files",
+					      "solutions", "pairs", "judge", "conditions", "target"};
+	int rc = 0;
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(members); k++) {
+		if (json_equal(json_object_get(sealed, members[k]),
+			       json_object_get(rebuilt, members[k])))
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "$.%s", members[k]);
+		diag(diags, NODUS_ECHANGED, plan_path, path,
+		     "expected the campaign's files to resolve to the sealed %s, got a "
+		     "different value (sealed by another nodus version?)",
+		     members[k]);
+		rc = NODUS_ECHANGED;
+	}
+	return rc;
+}
+
+int nodus_plan_load(const char *plan_path, nodus_plan **out, nodus_diags *diags)
+{
+	json_t *plan = NULL, *rebuilt = NULL;
+	nodus_campaign *c = NULL;
+	char plan_dir[PATH_MAX], campaign[PATH_MAX];
+	nodus_error e;
+	*out = NULL;
+	int rc = verify_open(plan_path, &plan, plan_dir, diags);
+	if (rc)
+		goto out;
+	if (nodus__path_join(campaign, sizeof(campaign), plan_dir,
+			     json_string_value(json_object_get(plan, "campaign_path")))) {
+		rc = NODUS_EINVAL;
+		goto out;
+	}
+	if ((rc = nodus_campaign_load(campaign, &c, diags)))
+		goto out;
+	if (!(rebuilt = plan_build(c, plan_dir, &e))) {
+		rc = e.code;
+		snprintf(e.file, sizeof(e.file), "%s", plan_path);
+		nodus_diags_push(diags, &e);
+		goto out;
+	}
+	if ((rc = plan_compare(plan_path, plan, rebuilt, diags)))
+		goto out;
+	nodus_plan *p = calloc(1, sizeof(*p));
+	if (!p) {
+		rc = NODUS_ENOMEM;
+		goto out;
+	}
+	snprintf(p->path, sizeof(p->path), "%s", plan_path);
+	snprintf(p->digest, sizeof(p->digest), "%s",
+		 json_string_value(json_object_get(plan, "digest")));
+	p->json = plan;
+	p->campaign = c;
+	plan = NULL;
+	c = NULL;
+	*out = p;
+out:
+	json_decref(plan);
+	json_decref(rebuilt);
+	nodus_campaign_free(c);
+	return rc;
+}
+
+void nodus_plan_free(nodus_plan *p)
+{
+	if (!p)
+		return;
+	json_decref(p->json);
+	nodus_campaign_free(p->campaign);
+	free(p);
+}

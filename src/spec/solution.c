@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * solution.c: validating a solution file into a nodus_solution and
+ * computing its content hash.
+ *
+ * Sources are relative to the solution file's directory: an absolute path
+ * or a ".." component is a fault (a solution may not read outside its own
+ * tree), and every source must be a regular file of at most 16 MiB.
+ * Compiler flags must look like one option each (-[A-Za-z0-9_=.,+-]+) and
+ * may not redirect the output, the tool chain or the language (-o, -B, -x,
+ * -specs, -wrapper, -fplugin) or link behind build.link's back (-l, -L).
+ *
+ * Content hash (hex SHA-256), the identity the compile cache and the plan
+ * use: over the string "nodus-solution-1", then the backend name, the entry
+ * symbol, the number of flags and each flag, the number of link libraries
+ * and each, the number of sources and each source's bytes, in declaration
+ * order; every string and byte run is preceded by its length as 8 bytes
+ * little-endian, every count is 8 bytes little-endian. The name, task,
+ * author, tags and the sources' file names are not hashed, so two solutions
+ * that differ only by name share a hash.
+ * ------------------------------------------------------------------------ */
+#include "spec-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+static const nodus__vfield sol_fields[] = {
+	{"kind", 1},   {"format", 1}, {"name", 1},  {"task", 1},  {"backend", 1},
+	{"sources", 1}, {"entry", 1}, {"build", 0}, {"author", 0}, {"tags", 0}};
+
+static const char *const backends[] = {"cpu", "cuda"};
+
+static int is_c_ident(const char *s)
+{
+	if (!s[0] || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static const char *flag_fault(const char *f)
+{
+	static const char *const denied[] = {"-o", "-B", "-x", "-l", "-L",
+					     "-specs", "-wrapper", "-fplugin"};
+	if (f[0] != '-' || !f[1])
+		return "not an option";
+	for (const char *p = f + 1; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=.,+-",
+			    *p))
+			return "a character outside [A-Za-z0-9_=.,+-]";
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(denied); k++)
+		if (strncmp(f, denied[k], strlen(denied[k])) == 0)
+			return "an option nodus sets itself or forbids";
+	return NULL;
+}
+
+static int is_lib_name(const char *s)
+{
+	if (!s[0] || s[0] == '-' || s[0] == '.')
+		return 0;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-", *s))
+			return 0;
+	return 1;
+}
+
+/* Validates an array of strings into out[n][size], each passing check
+ * (which returns NULL or why it fails). */
+static int str_list(nodus__vctx *v, const json_t *obj, const char *key, size_t max,
+		    char *out, size_t size, const char *what, const char *(*check)(const char *))
+{
+	json_t *j = json_object_get(obj, key);
+	if (!j)
+		return 0;
+	nodus__v_push_key(v, key);
+	int n = nodus__v_array(v, j, 0, max, what);
+	int kept = 0;
+	for (int k = 0; k < n; k++) {
+		json_t *s = json_array_get(j, (size_t)k);
+		char got[96];
+		nodus__v_describe(s, got, sizeof(got));
+		nodus__v_push_index(v, (size_t)k);
+		const char *why = !json_is_string(s)		 ? "not a string"
+				  : json_string_length(s) >= size ? "too long"
+								   : check(json_string_value(s));
+		if (why)
+			nodus__v_err(v, 0, "expected %s, got %s (%s)", what, got, why);
+		else
+			memcpy(out + (size_t)kept++ * size, json_string_value(s),
+			       json_string_length(s) + 1);
+		nodus__v_pop(v);
+	}
+	nodus__v_pop(v);
+	return kept;
+}
+
+static const char *check_lib(const char *s)
+{
+	return is_lib_name(s) ? NULL : "not a library name";
+}
+
+static const char *check_tag(const char *s)
+{
+	return nodus__is_name(s) ? NULL : "not a name";
+}
+
+static void sol_build(nodus__vctx *v, const json_t *j, nodus_solution *s)
+{
+	static const nodus__vfield f[] = {{"flags", 0}, {"link", 0}};
+	if (!j)
+		return;
+	nodus__v_push_key(v, "build");
+	if (nodus__v_object(v, j, "a build object {\"flags\", \"link\"}")) {
+		nodus__v_fields(v, j, f, 2);
+		s->n_flags = str_list(v, j, "flags", NODUS_MAX_FLAGS, s->flags[0],
+				      sizeof(s->flags[0]), "compiler flags", flag_fault);
+		s->n_libs = str_list(v, j, "link", NODUS_ARRAY_SIZE(s->libs), s->libs[0],
+				     sizeof(s->libs[0]), "library names", check_lib);
+	}
+	nodus__v_pop(v);
+}
+
+static void sol_sources(nodus__vctx *v, const json_t *j, const char *dir, nodus_solution *s)
+{
+	if (!j)
+		return;
+	nodus__v_push_key(v, "sources");
+	int n = nodus__v_array(v, j, 1, NODUS_MAX_SOURCES, "source paths");
+	nodus_buf bytes = NODUS_BUF_INIT;
+	for (int k = 0; k < n; k++) {
+		char *src = s->sources[s->n_sources];
+		nodus__v_push_index(v, (size_t)k);
+		if (nodus__v_relpath(v, json_array_get(j, (size_t)k), 0, src,
+				     sizeof(s->sources[0])) == 1) {
+			int dup = -1;
+			for (int m = 0; m < s->n_sources && dup < 0; m++)
+				if (strcmp(s->sources[m], src) == 0)
+					dup = m;
+			char full[1024];
+			if (dup >= 0)
+				nodus__v_err(v, 0, "expected each source once, got \"%s\" again "
+						   "(first at $.sources[%d])",
+					     src, dup);
+			else if (dir && nodus__path_join(full, sizeof(full), dir, src))
+				nodus__v_err(v, 0, "expected a shorter path, got \"%s\"", src);
+			else if (!dir || !nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v,
+							   NULL))
+				s->n_sources++;
+		}
+		nodus__v_pop(v);
+	}
+	nodus_buf_release(&bytes);
+	nodus__v_pop(v);
+}
+
+static void hash_u64(EVP_MD_CTX *ctx, uint64_t x)
+{
+	unsigned char b[8];
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)(x >> (8 * k));
+	EVP_DigestUpdate(ctx, b, 8);
+}
+
+static void hash_bytes(EVP_MD_CTX *ctx, const void *p, size_t n)
+{
+	hash_u64(ctx, n);
+	EVP_DigestUpdate(ctx, p, n);
+}
+
+static void hash_str(EVP_MD_CTX *ctx, const char *s)
+{
+	hash_bytes(ctx, s, strlen(s));
+}
+
+/* Computes s->hash from the validated fields and the sources' bytes. */
+static void sol_hash(nodus__vctx *v, nodus_solution *s)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	nodus_buf bytes = NODUS_BUF_INIT;
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		nodus__v_err(v, 0, "expected to hash the solution, got an OpenSSL failure");
+		goto out;
+	}
+	hash_str(ctx, "nodus-solution-1");
+	hash_str(ctx, backends[s->backend - 1]);
+	hash_str(ctx, s->entry);
+	hash_u64(ctx, (uint64_t)s->n_flags);
+	for (int k = 0; k < s->n_flags; k++)
+		hash_str(ctx, s->flags[k]);
+	hash_u64(ctx, (uint64_t)s->n_libs);
+	for (int k = 0; k < s->n_libs; k++)
+		hash_str(ctx, s->libs[k]);
+	hash_u64(ctx, (uint64_t)s->n_sources);
+	for (int k = 0; k < s->n_sources; k++) {
+		char full[1024];
+		nodus__path_join(full, sizeof(full), s->dir, s->sources[k]);
+		nodus__v_push_key(v, "sources");
+		nodus__v_push_index(v, (size_t)k);
+		int rc = nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v, NULL);
+		nodus__v_pop(v);
+		nodus__v_pop(v);
+		if (rc)
+			goto out;
+		hash_bytes(ctx, bytes.data, bytes.len);
+	}
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	EVP_DigestFinal_ex(ctx, md, &len);
+	for (unsigned k = 0; k < len; k++)
+		snprintf(s->hash + 2 * k, 3, "%02x", md[k]);
+out:
+	nodus_buf_release(&bytes);
+	EVP_MD_CTX_free(ctx);
+}
+
+int nodus_solution_from_json(json_t *obj, const char *file, const char *text, const char *dir,
+			     nodus_solution *out, nodus_diags *diags)
+{
+	nodus__vctx v;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->file, sizeof(out->file), "%s", file ? file : "");
+	snprintf(out->dir, sizeof(out->dir), "%s", dir ? dir : "");
+	nodus__vctx_init(&v, file, text, text ? strlen(text) : 0, diags);
+	if (nodus__v_header(&v, obj, "solution") < 0)
+		goto out;
+	out->json = json_incref(obj);
+	nodus__v_fields(&v, obj, sol_fields, NODUS_ARRAY_SIZE(sol_fields));
+	nodus__v_name(&v, obj, "name", out->name, sizeof(out->name));
+	nodus__v_name(&v, obj, "task", out->task_name, sizeof(out->task_name));
+	int b;
+	if (nodus__v_enum(&v, obj, "backend", backends, 2, &b) == 1)
+		out->backend = b + 1;
+	if (nodus__v_str(&v, obj, "entry", out->entry, sizeof(out->entry)) == 1 &&
+	    !is_c_ident(out->entry)) {
+		nodus__v_err_key(&v, "entry", 0, "expected a C identifier, got \"%s\"", out->entry);
+		out->entry[0] = '\0';
+	}
+	sol_sources(&v, json_object_get(obj, "sources"), dir, out);
+	sol_build(&v, json_object_get(obj, "build"), out);
+	nodus__v_str(&v, obj, "author", out->author, sizeof(out->author));
+	out->n_tags = str_list(&v, obj, "tags", NODUS_ARRAY_SIZE(out->tags), out->tags[0],
+			       sizeof(out->tags[0]), "tag names", check_tag);
+	if (!v.n_errors && dir)
+		sol_hash(&v, out);
+out:
+	nodus__vctx_release(&v);
+	return v.n_errors ? NODUS_EINVAL : 0;
+}
+
+void nodus_solution_release(nodus_solution *s)
+{
+	if (!s)
+		return;
+	json_decref(s->json);
+	s->json = NULL;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t2000-plan-verify: `nodus plan` seals the mini fixture, `nodus verify`
+# passes; flipping one byte of a solution source makes verify exit 1 and
+# name that file; reverting makes it pass again. Also: a hand-edited plan
+# fails on its digest, a missing file is named, a plan moved together with
+# its campaign tree stays valid, an unreadable plan exits 2, and a campaign
+# with faults is refused (exit 2, no plan written).
+set -u
+: "${NODUS:?}" "${NODUS_SRC:?}"
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$NODUS_SRC/tests/fixtures/mini" "$tmp/mini"
+cd "$tmp/mini" || exit 1
+
+# 1. seal
+out=$("$NODUS" plan campaign.json -o plan.json 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] || fail "plan: exit $rc: $out"
+for frag in 'digest: ' 'pairs: 2' 'conditions: 2 (isolated, stress-membw-1)' 'price unknown'; do
+	grep -qF -- "$frag" <<<"$out" || fail "plan output lacks '$frag': $out"
+done
+digest=$(sed -n 's/^digest: //p' <<<"$out")
+grep -q "\"digest\": \"$digest\"" plan.json || fail "printed digest not in plan.json"
+ls plan.json.tmp.* >/dev/null 2>&1 && fail "temporary file left behind"
+
+# 2. verify passes
+out=$("$NODUS" verify plan.json 2>&1) || fail "verify of a fresh plan: $out"
+
+# 3. flip one byte of a solution source
+src=solutions/vec_add_unrolled.c
+cp "$src" "$tmp/orig.c"
+python3 - "$src" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+b[40] ^= 0x01
+open(p, 'wb').write(bytes(b))
+PY
+out=$("$NODUS" verify plan.json 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] || fail "verify after a flipped byte: exit $rc, expected 1"
+grep -qF "$src: changed since sealing: expected sha256 " <<<"$out" || fail "verify did not name $src: $out"
+[ "$(grep -c 'changed since sealing: expected' <<<"$out")" -eq 1 ] || fail "verify named other files: $out"
+
+# 4. revert
+cp "$tmp/orig.c" "$src"
+out=$("$NODUS" verify plan.json 2>&1) || fail "verify after revert: $out"
+
+# 5. missing file, edited plan
+mv workloads/vec_add_4k.json "$tmp/wl.json"
+out=$("$NODUS" verify plan.json 2>&1)
+[ $? -eq 1 ] || fail "verify with a missing workload should exit 1"
+grep -qF "workloads/vec_add_4k.json: changed since sealing" <<<"$out" || fail "missing file not named: $out"
+mv "$tmp/wl.json" workloads/vec_add_4k.json
+sed 's/"seed": 7/"seed": 8/' plan.json >edited.json
+out=$("$NODUS" verify edited.json 2>&1)
+[ $? -eq 1 ] || fail "verify of an edited plan should exit 1"
+grep -qF 'edited.json: $.digest: expected' <<<"$out" || fail "edited plan not detected: $out"
+
+# 6. the whole tree moved: still valid; a plan in a subdirectory works too
+mv "$tmp/mini" "$tmp/moved"
+"$NODUS" verify "$tmp/moved/plan.json" >/dev/null 2>&1 || fail "verify after moving the tree"
+mkdir -p "$tmp/moved/plans"
+"$NODUS" plan "$tmp/moved/campaign.json" -o "$tmp/moved/plans/p.json" >/dev/null 2>&1 || fail "plan into a subdirectory"
+grep -qF '"campaign_path": "../campaign.json"' "$tmp/moved/plans/p.json" || fail "plan paths not relative to the plan"
+"$NODUS" verify "$tmp/moved/plans/p.json" >/dev/null 2>&1 || fail "verify of the subdirectory plan"
+cd "$tmp/moved" || exit 1
+
+# 7. unreadable plan, bad usage, bad campaign
+echo '{"kind": "plan"' >broken.json
+"$NODUS" verify broken.json >/dev/null 2>&1
+[ $? -eq 2 ] || fail "verify of a broken plan should exit 2"
+"$NODUS" verify no-such-plan.json >/dev/null 2>&1
+[ $? -eq 2 ] || fail "verify of a missing plan should exit 2"
+"$NODUS" plan campaign.json >/dev/null 2>&1
+[ $? -eq 2 ] || fail "plan without -o should exit 2"
+"$NODUS" plan --help | grep -q "usage: nodus plan" || fail "plan --help"
+"$NODUS" verify --help | grep -q "usage: nodus verify" || fail "verify --help"
+sed 's/"kind": "isolated"/"kind": "isolatd"/' campaign.json >bad-campaign.json
+out=$("$NODUS" plan bad-campaign.json -o bad-plan.json 2>&1)
+[ $? -eq 2 ] || fail "plan of a bad campaign should exit 2"
+grep -qF 'bad-campaign.json:' <<<"$out" || fail "bad campaign fault not shown: $out"
+[ -e bad-plan.json ] && fail "a plan was written for a bad campaign"
+
+echo "$fails failures"
+[ "$fails" -eq 0 ]
