@@ -103,7 +103,7 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 		fprintf(stderr, "nodus demo: cannot create '%s': %s\n", outdir, strerror(errno));
 		return NODUS_EXIT_INTERNAL;
 	}
-	char plan[PATH_MAX + 16], db[PATH_MAX + 16], report[PATH_MAX + 16], side[PATH_MAX + 16];
+	char plan[PATH_MAX + 16], db[PATH_MAX + 16], report[PATH_MAX + 16], side[PATH_MAX + 32];
 	snprintf(plan, sizeof(plan), "%s/plan.json", outdir);
 	snprintf(db, sizeof(db), "%s/records.db", outdir);
 	snprintf(report, sizeof(report), "%s/report.json", outdir);

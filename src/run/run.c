@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "contention/contention.h"
 #include "exec/exec.h"
 #include "judge/judge.h"

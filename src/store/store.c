@@ -597,7 +597,7 @@ int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *re
 		goto out;
 	bind_record(st, r);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		char what[256];
+		char what[512];
 		snprintf(what, sizeof(what), "storing record %s / %s attempt %d", r->pair_id,
 			 r->condition, r->attempt);
 		rc = db_fail(s, err, what);

@@ -40,7 +40,7 @@ typedef struct nodus_sample {
 
 typedef struct nodus_record {
 	char plan_digest[NODUS_SHA256_HEX];
-	char pair_id[128];
+	char pair_id[256];
 	char condition[64];
 	int attempt;             /* 1-based attempt number for this pair-condition */
 	int final;               /* 1: this attempt decides the pair-condition */
