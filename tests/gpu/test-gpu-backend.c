@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * test-gpu-backend.c: the CUDA backend on a real GPU.
+ *
+ * Usage: test-gpu-backend KERNELS.so   (libnodus_cuda.so is found through
+ * $NODUS_CUDA_BACKEND or beside this program). Without a driver, a GPU or
+ * the backend it prints "skipped: no GPU (...)" and exits 77, which CTest
+ * reports as skipped. The fault test runs last: a sticky error leaves the
+ * context unusable.
+ *
+ * 1 fingerprint names the backend, SMs and L2
+ * 2 warm-up: repeated samples until the SM clock changes < 1%
+ * 3 flush + time of a known 50 us kernel: event time ~ 4 x 50 us, host >= event
+ * 4 a kernel on the solution's own stream is flagged by the host-gap rule
+ * 5 a 32 MB re-read is slower after the L2 flush than warm
+ * 6 NVML: isolated alone; a second process with a context is seen
+ * 7 an illegal address is NODUS_ECUDA naming cudaErrorIllegalAddress
+ * Extra lines ("info ...") report host-gap and short-kernel numbers for
+ * docs/cuda.md.
+ * ------------------------------------------------------------------------ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/nvml.h"
+#include "common/common.h"
+
+typedef struct env {
+	const nodus_backend_ops *ops;  /* the loaded backend */
+	void *ctx;                     /* its open context */
+	void *kernels;                 /* dlopen handle of the test kernels */
+	int failures;                  /* checks that failed */
+	int test_no;                   /* number of the next check */
+} env;
+
+static void check(env *e, int ok, const char *what)
+{
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++e->test_no, what);
+	fflush(stdout);
+	if (!ok)
+		e->failures++;
+}
+
+static nodus_entry_fn entry(env *e, const char *name)
+{
+	void *p = dlsym(e->kernels, name);
+	nodus_entry_fn fn;
+	memcpy(&fn, &p, sizeof fn);
+	if (!p) {
+		fprintf(stderr, "test kernels lack '%s'\n", name);
+		exit(2);
+	}
+	return fn;
+}
+
+/* A nodus_call with the given tensors and one axis. */
+typedef struct call_buf {
+	nodus_call call;            /* what entries receive */
+	nodus_tensor in, out;       /* one input, one output */
+	const char *axis_name;      /* "spin_ns" */
+	int64_t axis_value;         /* its value */
+} call_buf;
+
+static void call_init(call_buf *cb, void *in, int64_t in_numel, void *out, int64_t out_numel,
+		      int64_t spin_ns)
+{
+	memset(cb, 0, sizeof *cb);
+	cb->in = (nodus_tensor){in, NODUS_DTYPE_FLOAT32, 1, {in_numel}, in_numel, in_numel * 4,
+				"x"};
+	cb->out = (nodus_tensor){out, NODUS_DTYPE_FLOAT32, 1, {out_numel}, out_numel,
+				 out_numel * 4, "y"};
+	cb->axis_name = "spin_ns";
+	cb->axis_value = spin_ns;
+	cb->call.abi_version = NODUS_ABI_VERSION;
+	cb->call.struct_size = sizeof(nodus_call);
+	cb->call.n_inputs = 1;
+	cb->call.n_outputs = 1;
+	cb->call.inputs = &cb->in;
+	cb->call.outputs = &cb->out;
+	cb->call.n_axes = 1;
+	cb->call.axis_names = &cb->axis_name;
+	cb->call.axis_values = &cb->axis_value;
+}
+
+static void die_err(const char *what, const nodus_error *err)
+{
+	fprintf(stderr, "%s: %s (%s)\n", what, err->message, nodus_err_name(err->code));
+	exit(1);
+}
+
+static nodus_timing sample(env *e, nodus_entry_fn fn, const nodus_call *call, int batch,
+			   int flush)
+{
+	nodus_error err;
+	nodus_timing t;
+	if (flush && e->ops->flush(e->ctx, &err))
+		die_err("flush", &err);
+	if (e->ops->time_batch(e->ctx, fn, call, 1, batch, &t, &err))
+		die_err("time_batch", &err);
+	return t;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median event time of n samples. */
+static int64_t median_event(env *e, nodus_entry_fn fn, const nodus_call *call, int flush)
+{
+	int64_t v[9];
+	for (int i = 0; i < 9; i++)
+		v[i] = sample(e, fn, call, 1, flush).event_ns;
+	qsort(v, 9, sizeof v[0], cmp_i64);
+	return v[4];
+}
+
+static void test_fingerprint(env *e)
+{
+	char *json = NULL;
+	nodus_error err;
+	int ret = e->ops->fingerprint(e->ctx, &json, &err);
+	check(e, ret == 0 && strstr(json, "\"backend\":\"cuda\"") && strstr(json, "\"sm_count\":") &&
+			 strstr(json, "\"l2_bytes\":"),
+	      "fingerprint names backend, SMs and L2");
+	printf("info fingerprint %s\n", json ? json : err.message);
+	free(json);
+}
+
+/* The protocol docs/cuda.md gives workers: at least min_ms of calls, then
+ * until two consecutive samples' SM clocks differ by less than 1%. */
+static void test_warmup(env *e, nodus_entry_fn spin, const nodus_call *call)
+{
+	const uint64_t min_ns = 100 * 1000000ULL, max_ns = 5000 * 1000000ULL;
+	uint64_t t0 = nodus_now_ns(), now = t0;
+	int32_t prev = 0, mhz = 0, first = 0;
+	int i = 0, stable = 0;
+	while (!stable && (now = nodus_now_ns()) - t0 < max_ns) {
+		mhz = sample(e, spin, call, 20, 0).sm_clock_mhz;
+		if (!i++)
+			first = mhz;
+		stable = now - t0 >= min_ns && prev > 0 && abs(mhz - prev) * 100 < prev;
+		prev = mhz;
+	}
+	printf("info warm-up: %d samples of 20 x 50 us in %.1f ms, SM clock %d -> %d MHz\n", i,
+	       (double)(now - t0) / 1e6, first, mhz);
+	check(e, stable && mhz > 100 && mhz < 4000, "warm-up reaches a stable SM clock");
+}
+
+static void test_known_kernel(env *e, nodus_entry_fn spin, const nodus_call *call)
+{
+	nodus_timing t = sample(e, spin, call, 4, 1);
+	printf("info spin 4 x 50 us: event %lld ns, host %lld ns, sm %d MHz, status %d\n",
+	       (long long)t.event_ns, (long long)t.host_ns, t.sm_clock_mhz, t.call_status);
+	check(e, t.event_ns >= 200000 && t.event_ns < 260000, "4 x 50 us spin times 200-260 us");
+	check(e, t.host_ns >= t.event_ns, "host time >= event time");
+	check(e, t.call_status == 0, "entry status 0");
+}
+
+/* The host-gap rule docs/cuda.md gives the worker: flag a sample whose
+ * host time exceeds its event time by more than 50 us and by more than 10%
+ * of the host time. Legitimate samples show a gap of launch latency plus
+ * synchronisation (under 10 us on the H200 machines). */
+static int host_gap_flagged(const nodus_timing *t)
+{
+	int64_t gap = t->host_ns - t->event_ns;
+	return gap > 50000 && gap * 10 > t->host_ns;
+}
+
+static void test_rogue_stream(env *e, nodus_entry_fn spin, nodus_entry_fn rogue,
+			      const nodus_call *call)
+{
+	nodus_timing t;
+	for (int i = 0; i < 3; i++) {
+		t = sample(e, rogue, call, 4, 1);
+		printf("info rogue stream 4 x 50 us, sample %d: event %lld ns, host %lld ns\n", i,
+		       (long long)t.event_ns, (long long)t.host_ns);
+	}
+	check(e, host_gap_flagged(&t), "work on the solution's own stream: host-gap flag");
+	t = sample(e, spin, call, 4, 1);
+	check(e, !host_gap_flagged(&t), "work on the harness stream: no host-gap flag");
+}
+
+static void test_short_kernels(env *e, nodus_entry_fn tiny, const nodus_call *call)
+{
+	for (int batch = 1; batch <= 100; batch *= 10) {
+		nodus_timing t = sample(e, tiny, call, batch, 1);
+		printf("info tiny kernel x %d: event %lld ns, host %lld ns, gap %lld ns\n", batch,
+		       (long long)t.event_ns, (long long)t.host_ns,
+		       (long long)(t.host_ns - t.event_ns));
+	}
+}
+
+static void test_l2_flush(env *e, nodus_entry_fn sum, const nodus_call *call)
+{
+	sample(e, sum, call, 1, 0);
+	int64_t warm = median_event(e, sum, call, 0);
+	int64_t cold = median_event(e, sum, call, 1);
+	printf("info 32 MB read: warm %lld ns, after flush %lld ns\n", (long long)warm,
+	       (long long)cold);
+	check(e, cold > warm + warm / 10, "32 MB re-read is >10% slower after the L2 flush");
+}
+
+/* The child: opens its own backend (a CUDA context), keeps a kernel
+ * running, says "ready" on fd 1 and waits to be killed. */
+static int child_main(const char *kernels_path)
+{
+	env e;
+	nodus_error err;
+	memset(&e, 0, sizeof e);
+	if (nodus_backend_cuda_load(&e.ops, &err) || e.ops->open(&e.ctx, &err))
+		return 3;
+	e.kernels = dlopen(kernels_path, RTLD_NOW);
+	if (!e.kernels)
+		return 4;
+	call_buf cb;
+	call_init(&cb, NULL, 0, NULL, 0, 1000000);
+	if (write(1, "r", 1) != 1)
+		return 5;
+	for (int i = 0; i < 30; i++)
+		sample(&e, entry(&e, "spin"), &cb.call, 1, 0);
+	return 0;
+}
+
+static void test_isolation(env *e, const char *self, const char *kernels_path)
+{
+	nodus_nvml *nvml = NULL;
+	nodus_error err;
+	int iso = -1, others = -1;
+	uint64_t reasons = 0;
+	char why[160] = "";
+	if (nodus_nvml_open(&nvml, NULL, NULL, &err)) {
+		printf("info nvml unavailable: %s\n", err.message);
+		check(e, 0, "nvml opens on a GPU machine");
+		return;
+	}
+	int ret = nodus_nvml_isolation_check(nvml, 1, &iso, &others, &reasons, why, sizeof why,
+					     &err);
+	printf("info alone: isolated %d, others %d, reasons 0x%llx, why '%s'\n", iso, others,
+	       (unsigned long long)reasons, why);
+	check(e, ret == 0 && iso == 1, "alone (own context only): isolated");
+	int fds[2];
+	if (pipe(fds))
+		exit(2);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(self, self, "--child", kernels_path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char c = 0;
+	int got = (int)read(fds[0], &c, 1), compute = -1, mps = -1;
+	/* NVML's process list can lag the context creation: poll up to 2 s. */
+	for (int i = 0; i < 20; i++) {
+		ret = nodus_nvml_isolation_check(nvml, 1, &iso, &others, &reasons, why, sizeof why,
+						 &err);
+		if (ret || !iso)
+			break;
+		usleep(100000);
+	}
+	nodus_nvml_process_counts(nvml, &compute, &mps, &err);
+	printf("info with child (ready %d): isolated %d, others %d, compute %d, mps %d, why '%s'\n",
+	       got, iso, others, compute, mps, why);
+	if (getenv("NODUS_GPU_TEST_DEBUG") && system("nvidia-smi --query-compute-apps=pid,"
+						      "process_name,used_memory --format=csv"))
+		printf("info nvidia-smi failed\n");
+	check(e, got == 1 && ret == 0 && iso == 0 && others >= 1,
+	      "a second process with a context is seen: not isolated");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fds[0]);
+	nodus_nvml_close(nvml);
+}
+
+static void test_fault(env *e, nodus_entry_fn fault, const nodus_call *call)
+{
+	nodus_error err;
+	int status = -1;
+	memset(&err, 0, sizeof err);
+	int ret = e->ops->call_sync(e->ctx, fault, call, &status, &err);
+	printf("info fault: %s: %s\n", nodus_err_name(ret), err.message);
+	check(e, ret == NODUS_ECUDA && strstr(err.message, "cudaErrorIllegalAddress"),
+	      "illegal address: NODUS_ECUDA naming cudaErrorIllegalAddress");
+	nodus_timing t;
+	ret = e->ops->time_batch(e->ctx, fault, call, 1, 1, &t, &err);
+	check(e, ret == NODUS_ECUDA && strstr(err.message, "cudaErrorIllegalAddress"),
+	      "the error is sticky: the next call reports it too");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--child") == 0)
+		return child_main(argv[2]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s KERNELS.so\n", argv[0]);
+		return 2;
+	}
+	env e;
+	nodus_error err;
+	memset(&e, 0, sizeof e);
+	int ret = nodus_backend_cuda_load(&e.ops, &err);
+	if (!ret)
+		ret = e.ops->open(&e.ctx, &err);
+	if (ret == NODUS_EUNAVAILABLE) {
+		printf("skipped: no GPU (%s)\n", err.message);
+		return 77;
+	}
+	if (ret)
+		die_err("open", &err);
+	e.kernels = dlopen(argv[1], RTLD_NOW);
+	if (!e.kernels) {
+		fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
+		return 2;
+	}
+	const int64_t n = 8 << 20; /* 32 MB of float */
+	void *x = NULL, *y = NULL;
+	if (e.ops->alloc(e.ctx, (size_t)n * 4, &x, &err) || e.ops->alloc(e.ctx, 4096, &y, &err))
+		die_err("alloc", &err);
+	call_buf cb;
+	call_init(&cb, x, n, y, 32, 50000);
+
+	test_fingerprint(&e);
+	test_warmup(&e, entry(&e, "spin"), &cb.call);
+	test_known_kernel(&e, entry(&e, "spin"), &cb.call);
+	test_rogue_stream(&e, entry(&e, "spin"), entry(&e, "spin_rogue"), &cb.call);
+	test_short_kernels(&e, entry(&e, "tiny"), &cb.call);
+	test_l2_flush(&e, entry(&e, "sum_read"), &cb.call);
+	test_isolation(&e, "/proc/self/exe", argv[1]);
+	test_fault(&e, entry(&e, "fault"), &cb.call);
+
+	printf("%d checks, %d failed\n", e.test_no, e.failures);
+	return e.failures ? 1 : 0;
+}
