@@ -109,7 +109,7 @@ static nodus_record make_record(const char *pair, const char *cond, int attempt,
 /* Collects what foreach passes, copying the parts the tests check. */
 struct seen {
 	int n;
-	char pair[32][128];
+	char pair[32][256];
 	char cond[32][64];
 	int attempt[32];
 	int final[32];
