@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -863,10 +864,11 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 		if (final && !ok)
 			x->sum->failures++;
 		if (x->o->progress)
-			fprintf(x->o->progress, "  %-56s %-10s %-19s %s%s\n", a->pair->id,
+			fprintf(x->o->progress, "  %-56s %-10s %-19s %s%s%.70s%s\n", a->pair->id,
 				x->cond->name,
 				ok ? nodus_label_name(a->label) : nodus_status_name(a->status),
-				ok ? "" : a->guard, final ? "" : " (will retry)");
+				ok ? "" : a->guard, ok ? "" : ": ", ok ? "" : a->message,
+				final ? "" : " (will retry)");
 	}
 	return rc;
 }
@@ -969,6 +971,11 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		if (retry) {
 			next_attempt[p]++;
 			queue[tail++] = p;
+			if (a.status == NODUS_STATUS_NOT_ISOLATED) {
+				/* "later": give the other load time to go away */
+				struct timespec pause = {1, 0};
+				nanosleep(&pause, NULL);
+			}
 		}
 	}
 out:
@@ -1052,6 +1059,12 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		char tmp[1024];
 		snprintf(tmp, sizeof(tmp), "%s", o->db_path);
 		snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/nodus-cache", dirname(tmp));
+	}
+	if (x.cache_dir[0] != '/') { /* workers run elsewhere: make it absolute */
+		char cwd[512], rel[480];
+		snprintf(rel, sizeof(rel), "%.479s", x.cache_dir);
+		if (getcwd(cwd, sizeof(cwd)))
+			snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/%s", cwd, rel);
 	}
 	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
 	x.bopts.cache_dir = x.cache_dir;
