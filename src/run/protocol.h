@@ -78,6 +78,9 @@ typedef struct nodus_instance {
 
 /* Elements perturbed per input per timed sample. */
 #define NODUS_PERTURB_ELEMENTS 4
+/* A recheck of timed sample k checks the output for perturbation
+ * k + NODUS_RECHECK_OFFSET of copy 0 (see worker.c, recheck_call). */
+#define NODUS_RECHECK_OFFSET 1000000000
 
 /* The axes an instance uses: the workload's, or its probe shape (each var
  * axis v becomes max(1, v - 1 - v/8): odd, smaller, still valid). */

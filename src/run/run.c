@@ -168,7 +168,8 @@ static void choose_instances(struct run_ctx *x, struct attempt *a)
 		nodus_instance copy0 = {0};
 		copy0.seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
 		a->recheck_samples[a->n_rechecks] = k;
-		a->recheck_ids[a->n_rechecks++] = add_instance(a, 0, 0, 0, copy0.seed, k);
+		a->recheck_ids[a->n_rechecks++] =
+			add_instance(a, 0, 0, 0, copy0.seed, k + NODUS_RECHECK_OFFSET);
 	}
 	a->final_id = add_instance(a, 0, 0, -1, nodus_judge_trial_seed(j->seed, s, 300), -1);
 }

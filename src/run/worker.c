@@ -532,37 +532,46 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	return 0;
 }
 
-/* Undoes the perturbation applied to every copy, then applies sample k's. */
+/* Undoes the perturbation applied to copy j, then applies sample k's. */
+static int perturb_one(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
+		       int64_t k, nodus_error *err)
+{
+	struct call_buffers *b = &ts->bufs[j];
+	for (int i = 0; ts->has_applied && i < w->task.n_inputs; i++) {
+		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+		const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+			size_t off = (size_t)ts->applied[j].index[i][e] * es;
+			int rc = w->ops->upload(w->dev, (char *)b->in[i] + off, orig + off, es, err);
+			if (rc)
+				return rc;
+		}
+	}
+	nodus_instance in = copy_instance(copy_base, j, k);
+	int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
+	if (rc)
+		return NODUS_ERR(err, rc, "cannot draw a perturbation");
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+			size_t off = (size_t)ts->applied[j].index[i][e] * es;
+			rc = w->ops->upload(w->dev, (char *)b->in[i] + off, ts->applied[j].value[i][e],
+					    es, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Gives every copy sample k's perturbation. */
 static int perturb_copies(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
 			  nodus_error *err)
 {
 	for (int j = 0; j < ts->n_calls; j++) {
-		struct call_buffers *b = &ts->bufs[j];
-		for (int i = 0; i < w->task.n_inputs; i++) {
-			size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-			const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
-			for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++) {
-				size_t off = (size_t)ts->applied[j].index[i][e] * es;
-				int rc = w->ops->upload(w->dev, (char *)b->in[i] + off, orig + off, es, err);
-				if (rc)
-					return rc;
-			}
-		}
-		nodus_instance in = copy_instance(copy_base, j, k);
-		int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed,
-					     &ts->applied[j]);
+		int rc = perturb_one(w, ts, copy_base, j, k, err);
 		if (rc)
-			return NODUS_ERR(err, rc, "cannot draw a perturbation");
-		for (int i = 0; i < w->task.n_inputs; i++) {
-			size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-			for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
-				size_t off = (size_t)ts->applied[j].index[i][e] * es;
-				rc = w->ops->upload(w->dev, (char *)b->in[i] + off,
-						    ts->applied[j].value[i][e], es, err);
-				if (rc)
-					return rc;
-			}
-		}
+			return rc;
 	}
 	ts->has_applied = 1;
 	return 0;
@@ -655,22 +664,30 @@ static int warm_up(struct worker *w, struct timing_set *ts, int batch, json_t *t
 	return 0;
 }
 
-/* Runs an extra untimed candidate call on copy 0 (already perturbed for
- * sample k) and sends its outputs as the recheck instance. */
-static int recheck_call(struct worker *w, struct timing_set *ts, int instance, void *host,
-			nodus_error *err)
+/* A recheck of timed sample k: the candidate runs untimed on copy 0 as
+ * timed (so anything it memoises about those inputs is fresh), then copy 0
+ * gets another perturbation (sample k + NODUS_RECHECK_OFFSET) and the
+ * candidate runs again; that second output is sent. A cache keyed on a
+ * pointer or on a sample of the input's elements returns the first output
+ * and fails; an honest solution does not notice. */
+static int recheck_call(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
+			int instance, void *host, nodus_error *err)
 {
 	struct call_buffers view = ts->bufs[0];
-	int rc = poison_outputs(w, &view, host, err);
-	if (rc)
-		return rc;
-	int status = 0;
-	rc = w->ops->call_sync(w->dev, w->cand.entry, &ts->calls[0], &status, err);
-	if (rc)
-		return rc;
-	if (status)
-		return fail("RUNTIME_ERROR", "", "recheck", "entry returned %d during timing", status),
-		       1;
+	int status = 0, rc;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 &&
+		    (rc = perturb_one(w, ts, copy_base, 0, k + NODUS_RECHECK_OFFSET, err)))
+			return rc;
+		if ((rc = poison_outputs(w, &view, host, err)))
+			return rc;
+		if ((rc = w->ops->call_sync(w->dev, w->cand.entry, &ts->calls[0], &status, err)))
+			return rc;
+		if (status)
+			return fail("RUNTIME_ERROR", "", "recheck", "entry returned %d during timing",
+				    status),
+			       1;
+	}
 	return send_outputs(w, &view, host, instance, NODUS_ROLE_CANDIDATE, 0, err);
 }
 
@@ -734,7 +751,7 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 					smp->flags |= NODUS_SAMPLE_HOST_GAP;
 			}
 			int rid = recheck_instance_for(rechecks, k);
-			if (rid >= 0 && (rc = recheck_call(w, ts, rid, host, err)))
+			if (rid >= 0 && (rc = recheck_call(w, ts, copy_base, k, rid, host, err)))
 				goto out;
 		}
 		nodus_buf frame = NODUS_BUF_INIT;
