@@ -116,6 +116,8 @@ static const char *resolve_self(char *buf, size_t size, const char *argv0)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
+	/* progress lines reach a log file as they happen, not at exit */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	nodus_cli_ctx ctx = {resolve_self(self, sizeof(self), argv[0])};
 
 	if (argc < 2 || nodus_cli_is_help(argv[1])) {

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers of the end-to-end run tests (sourced, not run).
+#
+# copy_suites DIR: copies suites/ to DIR so a test may adjust a campaign's
+# judge without touching the source tree. relax_isolation CAMPAIGN [CORES]:
+# raises isolation_max_busy_cores, because CI runs the test runner itself
+# beside the measured pairs on a 2-core machine (the isolation check is
+# tested on its own in t3300). final_outcomes DB: prints
+# "pair_id condition expect outcome guard" per final record.
+: "${NODUS:?}" "${NODUS_SRC:?}"
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+copy_suites() {
+	cp -r "$NODUS_SRC/suites" "$1/suites"
+}
+relax_isolation() {
+	python3 - "$1" "${2:-1.5}" <<'PY'
+import json, sys
+p, cores = sys.argv[1], float(sys.argv[2])
+c = json.load(open(p))
+c.setdefault("judge", {})["isolation_max_busy_cores"] = cores
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+set_judge() { # CAMPAIGN KEY JSON-VALUE
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c.setdefault("judge", {})[sys.argv[2]] = json.loads(sys.argv[3])
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+final_outcomes() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for pid, cond, expect, status, label, guard in db.execute(
+        "SELECT r.pair_id, r.condition, IFNULL(p.expect, '-'), r.status, r.label, r.guard"
+        " FROM records r JOIN pairs p ON p.plan_digest = r.plan_digest AND p.pair_id = r.pair_id"
+        " WHERE r.final = 1 ORDER BY r.id"):
+    print(pid, cond, expect, label if status == "OK" else status, guard or "-")
+PY
+}
+# small_campaign SUITES TASK... : keeps only the pairs of the named tasks in
+# suites/cpu/campaign.json and shortens the timing, for tests that run the
+# campaign many times.
+small_campaign() {
+	python3 - "$@" <<'PY'
+import json, sys
+suites, tasks = sys.argv[1], set(sys.argv[2:])
+p = f"{suites}/cpu/campaign.json"
+c = json.load(open(p))
+c["pairs"] = [x for x in c["pairs"] if x["workload"].split("_")[0] in tasks]
+c["judge"].update(min_rounds=4, max_rounds=8, look_every=2)
+json.dump(c, open(p, "w"), indent=1)
+print(len(c["pairs"]))
+PY
+}
+# count_processes PATTERN: live processes whose command line matches.
+count_processes() {
+	pgrep -f -- "$1" | grep -vc "^$$\$" || true
+}
