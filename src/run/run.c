@@ -505,38 +505,47 @@ static int push_samples(struct attempt *a, const nodus_buf *payload)
 	return 0;
 }
 
-/* Per-round paired log-ratios log(ref/cand), bootstrapped. */
+/* The statistic of one round: the median of its paired log-ratios
+ * log(ref/cand). A round is the independent unit; its samples share
+ * state (caches, clocks, co-tenants), and the median keeps one disturbed
+ * sample from moving the round. The round medians are bootstrapped. */
 static int estimate(struct run_ctx *x, struct attempt *a, double conf, nodus_interval *ci)
 {
 	int rounds = a->rounds, spr = x->c->judge.samples_per_round;
-	double *vals = calloc((size_t)rounds * (size_t)spr + 1, sizeof(double));
+	double *pairs = calloc((size_t)spr + 1, sizeof(double));
+	double *medians = calloc((size_t)rounds + 1, sizeof(double));
 	const double **per = calloc((size_t)rounds + 1, sizeof(*per));
 	int *n = calloc((size_t)rounds + 1, sizeof(int));
-	int rc = -1;
-	if (!vals || !per || !n)
+	int rc = -1, used = 0;
+	if (!pairs || !medians || !per || !n)
 		goto out;
 	for (int r = 0; r < rounds; r++) {
-		per[r] = vals + (size_t)r * spr;
-		n[r] = 0;
-	}
-	for (int i = 0; i < a->n_samples; i++) {
-		const nodus_sample *s = &a->samples[i];
-		if (s->role != NODUS_ROLE_CANDIDATE || s->round >= rounds)
-			continue;
-		for (int k = 0; k < a->n_samples; k++) {
-			const nodus_sample *t = &a->samples[k];
-			if (t->role == NODUS_ROLE_REFERENCE && t->round == s->round &&
-			    t->seq / 2 == s->seq / 2 && s->ns > 0 && t->ns > 0) {
-				vals[(size_t)s->round * spr + n[s->round]++] =
-					log((double)t->ns / (double)s->ns);
-				break;
+		int m = 0;
+		for (int i = 0; i < a->n_samples && m < spr; i++) {
+			const nodus_sample *c = &a->samples[i];
+			if (c->role != NODUS_ROLE_CANDIDATE || c->round != r || c->ns <= 0)
+				continue;
+			for (int k = 0; k < a->n_samples; k++) {
+				const nodus_sample *t = &a->samples[k];
+				if (t->role == NODUS_ROLE_REFERENCE && t->round == r &&
+				    t->seq / 2 == c->seq / 2 && t->ns > 0) {
+					pairs[m++] = log((double)t->ns / (double)c->ns);
+					break;
+				}
 			}
 		}
+		if (m == 0)
+			continue;
+		medians[used] = nodus_stats_median(pairs, m);
+		per[used] = &medians[used];
+		n[used] = 1;
+		used++;
 	}
-	rc = nodus_stats_speedup_bootstrap(per, n, rounds, conf, x->c->judge.bootstrap_resamples,
+	rc = nodus_stats_speedup_bootstrap(per, n, used, conf, x->c->judge.bootstrap_resamples,
 					   a->stream ^ 0xb007, ci);
 out:
-	free(vals);
+	free(pairs);
+	free(medians);
 	free(per);
 	free(n);
 	return rc;

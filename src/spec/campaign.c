@@ -353,7 +353,7 @@ static void judge_defaults(nodus_judge *j)
 	j->min_sample_ns = 200000;
 	j->tie_margin = 0.01;
 	j->confidence = 0.95;
-	j->bootstrap_resamples = 2000;
+	j->bootstrap_resamples = 10000;
 	j->timeout_s = 60;
 	j->address_space_mb = 4096;
 	j->cpu_time_s = 120;

@@ -11,6 +11,7 @@ set -u
 tmp=$(mktemp -d)
 trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
 copy_suites "$tmp"
+NODUS=$(private_nodus "$tmp")
 n_pairs=$(small_campaign "$tmp/suites" rmsnorm matmul)
 relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
 "$NODUS" plan "$tmp/suites/cpu/campaign.json" -o "$tmp/plan.json" >/dev/null || { echo "FAIL: plan"; exit 1; }

@@ -60,6 +60,16 @@ json.dump(c, open(p, "w"), indent=1)
 print(len(c["pairs"]))
 PY
 }
+# private_nodus DIR: a copy of the nodus binary under DIR/bin, so that its
+# workers and stressors can be told apart from any other nodus on the
+# machine; prints the copy's path.
+private_nodus() {
+	mkdir -p "$1/bin"
+	cp "$NODUS" "$1/bin/nodus"
+	[ -f "$(dirname "$NODUS")/libnodus_cuda.so" ] && cp "$(dirname "$NODUS")/libnodus_cuda.so" "$1/bin/"
+	cp -r "$NODUS_SRC/include" "$1/include"
+	echo "$1/bin/nodus"
+}
 # count_processes PATTERN: live processes whose command line matches.
 count_processes() {
 	pgrep -f -- "$1" | grep -vc "^$$\$" || true
