@@ -6,8 +6,10 @@
  * ------------------------------------------------------------------------ */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "backend/backend.h"
 #include "contention/contention.h"
 #include "run/worker.h"
 
@@ -31,4 +33,23 @@ int nodus_cmd_stress(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return argc < 3 ? NODUS_EXIT_USAGE : NODUS_EXIT_OK;
 	}
 	return nodus_stress_main(argv[1], atof(argv[2]));
+}
+
+int nodus_cmd_gpustress(int argc, char **argv, const nodus_cli_ctx *ctx)
+{
+	(void)ctx;
+	if (argc < 3 || nodus_cli_is_help(argv[1])) {
+		printf("usage: nodus __gpustress KIND DUTY   (internal: a GPU co-tenant; KIND is\n"
+		       "membw, fma or mixed, DUTY in (0,1]; prints its achieved rate every 200 ms)\n");
+		return argc < 3 ? NODUS_EXIT_USAGE : NODUS_EXIT_OK;
+	}
+	void *sym = NULL;
+	nodus_error err;
+	if (nodus_backend_cuda_symbol("nodus_cuda_stress_main", &sym, &err)) {
+		nodus_cli_print_error(&err);
+		return NODUS_EXIT_USAGE;
+	}
+	int (*stress_main)(const char *, double);
+	memcpy(&stress_main, &sym, sizeof(stress_main));
+	return stress_main(strcmp(argv[1], "compute") == 0 ? "fma" : argv[1], atof(argv[2]));
 }

@@ -52,6 +52,7 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_check(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_db(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_gpustress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_help(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx);

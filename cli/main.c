@@ -26,6 +26,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"__gpustress", nodus_cmd_gpustress, CMD_HIDDEN, "internal: a GPU co-tenant process"},
 	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
 	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
 	{"calibrate", nodus_cmd_calibrate, 0, "run the A/A pairs and report the noise floor"},

@@ -62,6 +62,10 @@ const nodus_backend_ops *nodus_backend_cpu(void);
  * binary or in NODUS_CUDA_BACKEND). NODUS_EUNAVAILABLE when absent. */
 int nodus_backend_cuda_load(const nodus_backend_ops **ops, nodus_error *err);
 
+/* Another symbol of libnodus_cuda.so (the GPU loads of the sharing
+ * conditions: nodus_cuda_stress_main, nodus_cuda_streams_start/stop). */
+int nodus_backend_cuda_symbol(const char *name, void **sym, nodus_error *err);
+
 /* The symbol libnodus_cuda.so exports. */
 typedef const nodus_backend_ops *(*nodus_cuda_backend_get_fn)(void);
 #define NODUS_CUDA_BACKEND_SYMBOL "nodus_cuda_backend_get"

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -103,5 +104,25 @@ int nodus_backend_cuda_load(const nodus_backend_ops **ops, nodus_error *err)
 		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "cuda backend: %s returned NULL",
 				 NODUS_CUDA_BACKEND_SYMBOL);
 	}
+	return 0;
+}
+
+int nodus_backend_cuda_symbol(const char *name, void **sym, nodus_error *err)
+{
+	const nodus_backend_ops *ops;
+	int rc = nodus_backend_cuda_load(&ops, err);
+	if (rc)
+		return rc;
+	char path[PATH_MAX];
+	const char *env = getenv("NODUS_CUDA_BACKEND");
+	if (env && *env)
+		snprintf(path, sizeof path, "%s", env);
+	else if ((rc = beside_exe(path, sizeof path, err)))
+		return rc;
+	/* already loaded by nodus_backend_cuda_load: this only takes a reference */
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	*sym = lib ? dlsym(lib, name) : NULL;
+	if (!*sym)
+		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "cuda backend: '%s' lacks %s", path, name);
 	return 0;
 }

@@ -34,7 +34,7 @@ static const char *load_name(int load)
 }
 
 int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const char *self_path,
-			  nodus_error *err)
+			  const char *const *env, nodus_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	if (cond->tenants > NODUS_MAX_STRESSORS)
@@ -42,10 +42,11 @@ int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const
 				 cond->name, NODUS_MAX_STRESSORS);
 	snprintf(s->unit, sizeof(s->unit), "%s",
 		 cond->load == NODUS_LOAD_COMPUTE ? "flops/s" : "bytes/s");
+	const char *cmd = cond->kind == NODUS_COND_CPU_STRESS ? "__stress" : "__gpustress";
 	char duty[32];
 	snprintf(duty, sizeof(duty), "%.3f", cond->duty_cycle > 0 ? cond->duty_cycle : 1.0);
 	for (int i = 0; i < cond->tenants; i++) {
-		const char *argv[] = {self_path, "__stress", load_name(cond->load), duty, NULL};
+		const char *argv[] = {self_path, cmd, load_name(cond->load), duty, NULL};
 		nodus_child_opts o;
 		memset(&o, 0, sizeof(o));
 		o.argv = argv;
@@ -53,6 +54,7 @@ int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const
 		o.stdout_fd = -1;
 		o.stderr_fd = -2;
 		o.die_with_parent = 1;
+		o.env = env;
 		int rc = nodus_child_start(&s->child[i], &o, err);
 		if (rc) {
 			nodus_stressors_stop(s);
@@ -62,8 +64,9 @@ int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const
 		s->alive[i] = 1;
 		s->n++;
 	}
-	/* let them reach their working set before anything is measured */
-	struct timespec ts = {0, 300 * 1000 * 1000};
+	/* let them reach their working set (GPU ones: create a context) before
+	 * anything is measured */
+	struct timespec ts = {cond->kind == NODUS_COND_CPU_STRESS ? 0 : 1, 300 * 1000 * 1000};
 	nanosleep(&ts, NULL);
 	nodus_stressors_poll(s);
 	return 0;
@@ -106,7 +109,9 @@ json_t *nodus_stressors_describe(const nodus_stressors *s, const nodus_condition
 		alive += s->alive[i];
 		total += s->rate[i];
 	}
-	return json_pack("{s:s,s:i,s:s,s:f,s:i,s:i,s:o,s:f,s:s}", "kind", "cpu-stress",
+	static const char *const kinds[] = {"", "isolated", "cpu-stress", "timeslice", "mps", "streams", "replay"};
+	return json_pack("{s:s,s:i,s:s,s:f,s:i,s:i,s:o,s:f,s:s}", "kind",
+			 kinds[cond->kind >= 1 && cond->kind <= 6 ? cond->kind : 0],
 			 "declared_tenants", cond->tenants, "load", load_name(cond->load),
 			 "duty_cycle", cond->duty_cycle, "started", s->n, "alive", alive,
 			 "achieved_rates", rates, "achieved_total", total, "unit", s->unit);

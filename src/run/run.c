@@ -36,6 +36,7 @@
 #include "contention/contention.h"
 #include "exec/exec.h"
 #include "judge/judge.h"
+#include "backend/nvml.h"
 #include "measure/stats.h"
 #include "measure/stats_looks.h"
 #include "plan/plan.h"
@@ -58,6 +59,10 @@ struct run_ctx {
 	char cache_dir[1024];
 	const nodus_condition *cond;   /* condition being run */
 	nodus_stressors stress;        /* its stressors, if any */
+	nodus_mps mps;                 /* its MPS daemon (mps condition) */
+	const char *const *worker_env; /* environment of workers, NULL = inherit */
+	nodus_nvml *nvml;              /* cuda targets: NVML, NULL when unavailable */
+	char nvml_why[256];            /* why NVML is unavailable */
 	nodus_run_summary *sum;
 };
 
@@ -80,6 +85,8 @@ struct attempt {
 	uint64_t copy_seed, perturb_seed, order_seed;
 	nodus_buf oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
 	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
+	uint64_t input_sum[MAX_INSTANCES][NODUS_MAX_INPUTS]; /* inputs as the oracle drew them */
+	int has_input_sum[MAX_INSTANCES];
 	/* results */
 	int status;
 	char guard[64];
@@ -221,6 +228,13 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 						    (json_int_t)a->recheck_samples[i], "instance",
 						    a->recheck_ids[i]));
 	json_object_set_new(job, "recheck", rc);
+	if (x->cond->kind == NODUS_COND_STREAMS) {
+		static const char *const loads[] = {"none", "membw", "fma", "mixed"};
+		json_object_set_new(job, "streams",
+				    json_pack("{s:i,s:s,s:f}", "n", x->cond->tenants, "load",
+					      loads[x->cond->load >= 0 && x->cond->load <= 3 ? x->cond->load : 0],
+					      "duty", x->cond->duty_cycle > 0 ? x->cond->duty_cycle : 1.0));
+	}
 	json_object_set_new(
 		job, "timing",
 		json_pack("{s:i,s:f,s:i,s:i,s:i,s:i,s:I,s:s}", "warmup_calls", j->warmup_calls,
@@ -252,6 +266,7 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 	o.stderr_fd = -2;
 	o.want_result_pipe = 1;
 	o.die_with_parent = 1;
+	o.env = x->worker_env;
 	o.cwd = "/tmp";
 	o.rlimit_core = -1;
 	o.rlimit_nofile = j->open_files;
@@ -445,40 +460,37 @@ static void on_output(struct attempt *a, const nodus_buf *payload, int from_orac
 	}
 }
 
-/* Compares post-call input checksums with the inputs the orchestrator
- * itself draws for that instance. */
-static void on_checksum(struct attempt *a, const nodus_buf *payload)
+/* Input checksums: the oracle's are of the inputs as drawn (before its
+ * call); the candidate's, taken after its call, must equal them. */
+static void on_checksum(struct attempt *a, const nodus_buf *payload, int from_oracle)
 {
 	nodus_msg_checksum h;
 	if (payload->len < sizeof(h))
 		return;
 	memcpy(&h, payload->data, sizeof(h));
 	if (h.instance < 0 || h.instance >= a->n_inst || h.n != a->task->n_inputs ||
-	    payload->len != sizeof(h) + (size_t)h.n * 8)
+	    payload->len != sizeof(h) + (size_t)h.n * 8) {
+		set_status(a, from_oracle ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH,
+			   "protocol", "malformed checksum frame");
 		return;
-	int64_t axes[NODUS_MAX_AXES];
-	nodus__instance_axes(a->task, a->wl, a->inst[h.instance].probe, axes);
-	void *in[NODUS_MAX_INPUTS] = {0};
-	size_t bytes[NODUS_MAX_INPUTS];
-	for (int i = 0; i < h.n; i++) {
-		bytes[i] = (size_t)nodus__tensor_numel(&a->task->inputs[i], axes) *
-			   nodus_dtype_size(a->task->inputs[i].dtype);
-		in[i] = malloc(bytes[i] ? bytes[i] : 8);
 	}
-	if (!nodus__instance_fill(a->task, a->wl, &a->inst[h.instance], a->perturb_seed, in)) {
-		for (int i = 0; i < h.n; i++) {
-			uint64_t got;
-			memcpy(&got, payload->data + sizeof(h) + (size_t)i * 8, 8);
-			if (in[i] && got != nodus_judge_checksum(in[i], bytes[i])) {
-				set_status(a, NODUS_STATUS_INPUT_MUTATED, "input_checksum",
-					   "input '%s' changed during the call (instance %d)",
-					   a->task->inputs[i].name, h.instance);
-				break;
-			}
+	for (int i = 0; i < h.n; i++) {
+		uint64_t got;
+		memcpy(&got, payload->data + sizeof(h) + (size_t)i * 8, 8);
+		if (from_oracle) {
+			a->input_sum[h.instance][i] = got;
+			a->has_input_sum[h.instance] = 1;
+		} else if (!a->has_input_sum[h.instance]) {
+			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle",
+				   "no input checksum from the oracle for instance %d", h.instance);
+			return;
+		} else if (got != a->input_sum[h.instance][i]) {
+			set_status(a, NODUS_STATUS_INPUT_MUTATED, "input_checksum",
+				   "input '%s' changed during the call (instance %d)",
+				   a->task->inputs[i].name, h.instance);
+			return;
 		}
 	}
-	for (int i = 0; i < h.n; i++)
-		free(in[i]);
 }
 
 /* ---- timing decisions ---- */
@@ -592,6 +604,31 @@ static void check_host_gap(struct attempt *a)
 			   cand_gap, cand);
 }
 
+/* Per round on cuda: clocks, clocks-event reasons, temperature, power and
+ * the processes NVML sees (what a sharing condition really looked like). */
+static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
+{
+	if (!x->nvml)
+		return;
+	nodus_nvml_snapshot snap;
+	int compute = -1, mps = -1;
+	nodus_error err;
+	if (nodus_nvml_snapshot_read(x->nvml, &snap, &err))
+		return;
+	nodus_nvml_process_counts(x->nvml, &compute, &mps, &err);
+	json_t *arr = json_object_get(a->detail, "nvml_rounds");
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(a->detail, "nvml_rounds", arr);
+	}
+	json_array_append_new(arr, json_pack("{s:i,s:i,s:i,s:I,s:i,s:i,s:i,s:i}", "round",
+					     a->rounds - 1, "sm_mhz", snap.sm_clock_mhz, "mem_mhz",
+					     snap.mem_clock_mhz, "reasons",
+					     (json_int_t)snap.clocks_event_reasons, "temp_c",
+					     snap.temperature_c, "power_mw", snap.power_mw,
+					     "compute_procs", compute, "mps_procs", mps));
+}
+
 /* ---- one worker's conversation ---- */
 
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
@@ -634,13 +671,14 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			on_output(a, &payload, !measure);
 			trial_frames++;
 		} else if (type == NODUS_MSG_CHECKSUM) {
-			on_checksum(a, &payload);
+			on_checksum(a, &payload, !measure);
 			trial_frames++;
 		} else if (type == NODUS_MSG_ROUND) {
 			if (push_samples(a, &payload)) {
 				set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed round frame");
 				break;
 			}
+			nvml_round_snapshot(x, a);
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
 			send_cmd(w, cmd);
 		} else if (type == NODUS_MSG_FAIL) {
@@ -648,6 +686,11 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			got_done = 1;
 			break;
 		} else if (type == NODUS_MSG_DONE) {
+			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
+			json_t *timing = json_object_get(o, "timing");
+			if (measure && timing)
+				json_object_set(a->detail, "timing", timing);
+			json_decref(o);
 			got_done = 1;
 			break;
 		}
@@ -674,11 +717,50 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 
 /* ---- the attempt ---- */
 
+/* cuda: no other compute or MPS process on the GPU and no power or
+ * thermal clocks-event reason. NVML's process list lags a context that has
+ * just gone (our previous worker's) by up to a few hundred ms, so a failed
+ * check is asked again for up to a second before it counts. */
+static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, int *ok)
+{
+	if (!x->nvml) {
+		*ok = 0;
+		json_object_set_new(detail, when, json_pack("{s:s}", "unverifiable", x->nvml_why));
+		return;
+	}
+	int isolated = 0, others = 0;
+	uint64_t reasons = 0;
+	char why[256] = "";
+	nodus_error err;
+	for (int i = 0; i < 5; i++) {
+		if (nodus_nvml_isolation_check(x->nvml, 0, &isolated, &others, &reasons, why,
+					       sizeof(why), &err)) {
+			snprintf(why, sizeof(why), "%.200s", err.message);
+			isolated = 0;
+			break;
+		}
+		if (isolated)
+			break;
+		struct timespec pause = {0, 250 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	char names[256];
+	nodus_nvml_reasons_format(reasons, names, sizeof(names));
+	json_object_set_new(detail, when,
+			    json_pack("{s:i,s:s,s:s}", "other_processes", others,
+				      "clocks_event_reasons", names, "why", why));
+	*ok = isolated;
+}
+
 static int isolation_check(struct run_ctx *x, const char *when, json_t *detail, int *ok)
 {
 	*ok = 1;
-	if (x->cond->kind != NODUS_COND_ISOLATED || x->c->target.backend != NODUS_BACKEND_CPU)
+	if (x->cond->kind != NODUS_COND_ISOLATED)
 		return 0;
+	if (x->c->target.backend == NODUS_BACKEND_CUDA) {
+		gpu_isolation(x, when, detail, ok);
+		return 0;
+	}
 	double busy = 0;
 	nodus_error err;
 	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
@@ -859,6 +941,8 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 		json_object_set_new(a->detail, "condition_achieved",
 				    nodus_stressors_describe(&x->stress, x->cond));
 	}
+	if (x->cond->kind == NODUS_COND_MPS)
+		json_object_set_new(a->detail, "mps", nodus_mps_describe(&x->mps));
 	json_object_set_new(a->detail, "condition",
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",
@@ -957,8 +1041,14 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	}
 	if (tail == 0)
 		goto out;
-	if (cond->kind == NODUS_COND_CPU_STRESS &&
-	    (rc = nodus_stressors_start(&x->stress, cond, x->o->self_path, err)))
+	if (cond->kind == NODUS_COND_MPS) {
+		if ((rc = nodus_mps_start(&x->mps, cond->active_thread_pct, err)))
+			goto out;
+		x->worker_env = nodus_mps_env(&x->mps);
+	}
+	if ((cond->kind == NODUS_COND_CPU_STRESS || cond->kind == NODUS_COND_TIMESLICE ||
+	     cond->kind == NODUS_COND_MPS) &&
+	    (rc = nodus_stressors_start(&x->stress, cond, x->o->self_path, x->worker_env, err)))
 		goto out;
 	if (x->o->progress)
 		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, tail);
@@ -990,6 +1080,8 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	}
 out:
 	nodus_stressors_stop(&x->stress);
+	nodus_mps_stop(&x->mps);
+	x->worker_env = NULL;
 	free(queue);
 	free(next_attempt);
 	return rc;
@@ -1042,6 +1134,10 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		rc = nodus_backend_cuda_load(&ops, err);
 		if (rc)
 			goto out;
+		nodus_error nerr;
+		memset(&nerr, 0, sizeof(nerr));
+		if (nodus_nvml_open(&x.nvml, NULL, NULL, &nerr))
+			snprintf(x.nvml_why, sizeof(x.nvml_why), "NVML unavailable: %.200s", nerr.message);
 	}
 	rc = nodus_store_open(o->db_path, &x.store, err);
 	if (rc)
@@ -1092,6 +1188,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		rc = NODUS_ERR(err, NODUS_EUSAGE, "the plan has no condition named '%s'",
 			       o->condition);
 out:
+	nodus_nvml_close(x.nvml);
 	nodus_store_close(x.store);
 	nodus_plan_free(x.plan);
 	return rc;

@@ -416,6 +416,10 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		if (rc)
 			goto out;
 	}
+	/* the oracle reports the checksums of the inputs as drawn; the
+	 * candidate's inputs must still have them after its call */
+	if (role == NODUS_ROLE_REFERENCE && (rc = send_input_checksums(w, &b, h.scratch, in->id, err)))
+		goto out;
 	for (int pass = 0; pass < passes; pass++) {
 		if ((rc = poison_outputs(w, &b, h.scratch, err)) || (rc = scramble_workspace(w, err)))
 			goto out;
@@ -650,17 +654,26 @@ static int warm_up(struct worker *w, struct timing_set *ts, int batch, json_t *t
 	int min_calls = json_int(timing, "warmup_calls", 3);
 	double min_ms = json_real_value(json_object_get(timing, "warmup_ms"));
 	uint64_t start = nodus_now_ns();
-	int done = 0;
-	while (done < min_calls || (double)(nodus_now_ns() - start) * 1e-6 < min_ms) {
+	int done = 0, last_mhz = 0, stable = 0;
+	/* on a GPU also until the SM clock has settled (it idles at a fraction
+	 * of its boost clock): two samples within 1%, for at most 5 s */
+	while (done < min_calls || (double)(nodus_now_ns() - start) * 1e-6 < min_ms ||
+	       (!stable && (double)(nodus_now_ns() - start) * 1e-9 < 5.0)) {
 		nodus_timing t;
 		int rc = timed_sample(w, ts, &w->ref, batch, 0, &t, err);
 		if (!rc)
 			rc = timed_sample(w, ts, &w->cand, batch, 0, &t, err);
 		if (rc)
 			return rc;
+		stable = t.sm_clock_mhz == 0 ||
+			 (last_mhz > 0 && abs(t.sm_clock_mhz - last_mhz) * 100 < last_mhz);
+		last_mhz = t.sm_clock_mhz;
 		if (++done > 100000)
 			break;
 	}
+	json_object_set_new(timing, "warmup_s",
+			    json_real((double)(nodus_now_ns() - start) * 1e-9));
+	json_object_set_new(timing, "warmup_sm_mhz", json_integer(last_mhz));
 	return 0;
 }
 
@@ -746,8 +759,10 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 				smp->ns = t.event_ns / batch;
 				smp->host_ns = t.host_ns / batch;
 				smp->sm_clock_mhz = t.sm_clock_mhz;
-				if (t.host_ns > 0 && t.event_ns * 2 < t.host_ns &&
-				    t.host_ns - t.event_ns > 20000)
+				/* work the events did not see: honest samples on an
+				 * H200 showed 6-8 us of launch and sync overhead */
+				if (t.host_ns - t.event_ns > 50000 &&
+				    (t.host_ns - t.event_ns) * 10 > t.host_ns)
 					smp->flags |= NODUS_SAMPLE_HOST_GAP;
 			}
 			int rid = recheck_instance_for(rechecks, k);
@@ -782,6 +797,36 @@ out:
 	*rounds_out = r;
 	free(samples);
 	return rc;
+}
+
+/* The streams condition: loads on other streams of this very process,
+ * from a thread of the cuda backend, while the pair is timed. */
+static int streams_start(json_t *sj, void **handle, nodus_error *err)
+{
+	void *sym;
+	int rc = nodus_backend_cuda_symbol("nodus_cuda_streams_start", &sym, err);
+	if (rc)
+		return rc;
+	void *(*start)(const char *, int, double);
+	memcpy(&start, &sym, sizeof(start));
+	const char *load = json_string_value(json_object_get(sj, "load"));
+	*handle = start(load ? load : "membw", json_int(sj, "n", 1),
+			json_real_value(json_object_get(sj, "duty")));
+	return *handle ? 0 : NODUS_ERR(err, NODUS_ECUDA, "cannot start the stream loads");
+}
+
+static void streams_stop(void *handle, json_t *timing)
+{
+	void *sym;
+	nodus_error err;
+	if (nodus_backend_cuda_symbol("nodus_cuda_streams_stop", &sym, &err))
+		return;
+	int (*stop)(void *, double *);
+	memcpy(&stop, &sym, sizeof(stop));
+	double rate = 0;
+	int rc = stop(handle, &rate);
+	json_object_set_new(timing, "streams_achieved_rate", json_real(rate));
+	json_object_set_new(timing, "streams_ok", json_boolean(rc == 0));
 }
 
 static int measure_timing(struct worker *w, nodus_error *err)
@@ -821,11 +866,17 @@ static int measure_timing(struct worker *w, nodus_error *err)
 		rc = timing_alloc(w, &ts, n_calls, copy_base, err);
 	else
 		NODUS_ERR(err, rc, "out of memory for timing");
+	void *streams = NULL;
+	json_t *sj = json_object_get(w->job, "streams");
+	if (!rc && sj)
+		rc = streams_start(sj, &streams, err);
 	if (!rc)
 		rc = warm_up(w, &ts, batch, timing, err);
 	if (!rc)
 		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &rounds,
 				err);
+	if (streams)
+		streams_stop(streams, timing);
 	timing_release(w, &ts);
 	host_release(&h);
 	if (!rc) {
