@@ -19,7 +19,7 @@ def load(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT r.pair_id, r.condition, r.status, r.label, r.speedup, r.ci_lo, r.ci_hi,"
-        " p.candidate, p.reference, p.expect FROM records r JOIN pairs p"
+        " p.cand_hash, p.ref_hash, p.expect FROM records r JOIN pairs p"
         " ON p.plan_digest = r.plan_digest AND p.pair_id = r.pair_id WHERE r.final = 1").fetchall()
     out = {}
     for pid, cond, status, label, sp, lo, hi, cand, ref, expect in rows:

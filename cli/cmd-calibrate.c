@@ -28,6 +28,7 @@ static void usage(FILE *f)
 }
 
 struct floor_ctx {
+	const nodus_campaign *c; /* the plan's campaign: which pairs are A/A */
 	const char *digest;
 	double tie_margin;
 	double floor;        /* over all conditions */
@@ -38,11 +39,13 @@ struct floor_ctx {
 static int on_record(const nodus_record *r, void *arg)
 {
 	struct floor_ctx *c = arg;
-	/* pair ids are WORKLOAD/CANDIDATE/REFERENCE: A/A when the last two match */
-	const char *ref = strrchr(r->pair_id, '/');
-	const char *cand = ref ? memrchr(r->pair_id, '/', (size_t)(ref - r->pair_id)) : NULL;
-	if (!ref || !cand || strlen(ref + 1) != (size_t)(ref - cand - 1) ||
-	    strncmp(cand + 1, ref + 1, (size_t)(ref - cand - 1)) != 0)
+	/* A/A: candidate and reference are the same code (one content hash) */
+	int aa = 0;
+	for (int p = 0; p < c->c->n_pairs && !aa; p++)
+		aa = strcmp(c->c->pairs[p].id, r->pair_id) == 0 &&
+		     strcmp(c->c->solutions[c->c->pairs[p].candidate].hash,
+			    c->c->solutions[c->c->pairs[p].reference].hash) == 0;
+	if (!aa)
 		return 0;
 	if (r->status != NODUS_STATUS_OK || isnan(r->ci_lo) || isnan(r->ci_hi)) {
 		printf("  %-56s %-12s %s\n", r->pair_id, r->condition, nodus_status_name(r->status));
@@ -101,7 +104,7 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	nodus_diags_release(&diags);
 	nodus_store *store = NULL;
-	struct floor_ctx fc = {plan->digest, plan->campaign->judge.tie_margin, 0, 0, 0};
+	struct floor_ctx fc = {plan->campaign, plan->digest, plan->campaign->judge.tie_margin, 0, 0, 0};
 	if (!(rc = nodus_store_open(o.db_path, &store, &err))) {
 		printf("\nA/A calibration (plan %.12s):\n", plan->digest);
 		rc = nodus_store_foreach_record(store, plan->digest, 1, 0, on_record, &fc, &err);

@@ -38,6 +38,7 @@ struct pair_info {
 	const char *candidate;  /* candidate solution name */
 	const char *reference;  /* reference solution name */
 	const char *expect;     /* expected outcome, or NULL */
+	int same_code;          /* 1: A/A, candidate and reference have one content hash */
 	int task_index;         /* index of task among the plan's distinct tasks */
 };
 
@@ -115,6 +116,9 @@ static int parse_pairs(struct ctx *c, nodus_error *err)
 		q->id = json_string_value(json_object_get(p, "id"));
 		q->task = json_string_value(json_object_get(p, "task"));
 		q->candidate = json_string_value(json_object_get(p, "candidate"));
+		const char *ch = json_string_value(json_object_get(p, "candidate_hash"));
+		const char *rh = json_string_value(json_object_get(p, "reference_hash"));
+		q->same_code = ch && rh && strcmp(ch, rh) == 0;
 		q->reference = json_string_value(json_object_get(p, "reference"));
 		q->expect = json_string_value(json_object_get(p, "expect"));
 		if (!q->id || !q->task || !q->candidate || !q->reference) {
@@ -467,8 +471,9 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Median interval half-width on log scale of A/A pairs (candidate ==
- * reference) with a finite interval under condition k. */
+/* Median interval half-width on log scale of A/A pairs (candidate and
+ * reference the same solution, or the same code under two names) with a
+ * finite interval under condition k. */
 static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 {
 	double *w = malloc(((size_t)it->n + 1) * sizeof(double));
@@ -476,7 +481,7 @@ static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 	double median = NAN;
 	for (int i = 0; w && i < it->n; i++) {
 		const struct pair_info *p = &c->pairs[it->pair[i]];
-		if (strcmp(p->candidate, p->reference) != 0)
+		if (strcmp(p->candidate, p->reference) != 0 && !p->same_code)
 			continue;
 		aa++;
 		const nodus_record *r = final_of(c, it->pair[i], k);

@@ -1023,8 +1023,10 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	int head = 0, tail = 0, rc = 0;
 	for (int p = 0; p < n; p++) {
 		int attempts = 0, has_final = 0;
-		if (x->o->only_aa && x->c->pairs[p].candidate != x->c->pairs[p].reference)
-			continue;
+		if (x->o->only_aa &&
+		    strcmp(x->c->solutions[x->c->pairs[p].candidate].hash,
+			   x->c->solutions[x->c->pairs[p].reference].hash) != 0)
+			continue; /* A/A: the same code, under one name or two */
 		if (x->o->shard_count > 0 && p % x->o->shard_count != x->o->shard_index)
 			continue;
 		rc = nodus_store_progress(x->store, x->plan->digest, x->c->pairs[p].id, cond->name,
