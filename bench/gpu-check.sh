@@ -1,78 +1,111 @@
 #!/usr/bin/env bash
 # gpu-check.sh: everything that needs a GPU, in one call on the lent H200.
 #
-# Build first, here:  bash scripts/gpu-bundle.sh
-# Then on the device: bash bench/gpu-check.sh [quick|full]   (carry build-gpu)
-#
-# Steps: machine facts; GPU tests; the CUDA campaign sealed, calibrated and run
-# twice from scratch into two databases (test-retest); reports; the harness
-# overhead figures from the records. Logs and reports go to $OUT (at most 8
-# files come back), and a short table is printed last. Never changes clocks,
-# power, compute mode or MIG; any MPS daemon it starts uses a private pipe
-# directory and is shut down by this script on every exit path.
+# Build first, here (a compile error must never cost device time):
+#     bash scripts/gpu-bundle.sh            -> build-gpu/ (carry it)
+# Then on the device, from the repository root:
+#     bash bench/gpu-check.sh check         GPU tests, the CUDA campaign under
+#                                           `isolated` (run 1), the CUDA
+#                                           adversarial campaign, overhead figures
+#     bash bench/gpu-check.sh study [RUN1]  the isolated campaign again from
+#                                           scratch (run 2) and the test-retest
+#                                           against RUN1 (a run-1 database brought
+#                                           back from `check`), then the sharing
+#                                           study (suites/cuda/study.json: isolated,
+#                                           timeslice, mps, streams, replay at two
+#                                           tenant counts) and its report
+# Logs, databases and reports go to $OUT (8 files at most come back); a short
+# table is printed last. The script never changes clocks, power, compute mode
+# or MIG and never resets the GPU; an MPS daemon is started only by nodus
+# itself, with a private pipe directory, and shut down by it (the cleanup
+# below also asks any daemon in nodus's private directories to quit).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:-full}
+mode=${1:-check}
+run1_db=${2:-}
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/build-gpu/syslib:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$PWD/build-gpu/syslib:$PWD/build-gpu/tests/gpu:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="/usr/local/cuda/bin:$PATH"
 N="$PWD/build-gpu/nodus"
 work=$(mktemp -d /tmp/nodus-gpu.XXXXXX)
+cache="$work/cache"
 log="$OUT/gpu-check.log"
 : >"$log"
 summary=()
 
 cleanup() {
-	if [ -n "${MPS_PIPE:-}" ] && [ -d "$MPS_PIPE" ]; then
-		echo quit | CUDA_MPS_PIPE_DIRECTORY="$MPS_PIPE" nvidia-cuda-mps-control >/dev/null 2>&1 || true
-	fi
-	pkill -f "$N __stress" 2>/dev/null || true
+	for d in /tmp/nodus-mps-*/pipe; do
+		[ -d "$d" ] && echo quit | CUDA_MPS_PIPE_DIRECTORY="$d" timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
+	done
+	pkill -9 -f "$N __" 2>/dev/null
+	true
 }
 trap cleanup EXIT INT TERM
 
-step() { echo "== $*" | tee -a "$log"; }
-row() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+row() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
+elapsed() { echo "$(($(date +%s) - $1)) s"; }
 
 step "machine"
-{ nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.sm,clocks.max.sm,mig.mode.current,compute_mode --format=csv
-  nvidia-smi --query-compute-apps=pid,name --format=csv; uname -r; nvcc --version | tail -1; } >>"$log" 2>&1
-"$N" version >>"$log" 2>&1 || { echo "nodus does not run here"; ldd "$N" | tee -a "$log"; exit 1; }
+{
+	nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.sm,clocks.max.sm,mig.mode.current,compute_mode --format=csv
+	nvidia-smi --query-compute-apps=pid,name --format=csv
+	uname -r
+	nvcc --version | tail -2
+	"$N" version
+} >>"$log" 2>&1 || { echo "nodus does not run here:"; ldd "$N"; exit 1; }
 
-step "gpu tests"
-gpu_fail=0
-for t in build-gpu/tests/gpu/test-gpu-*; do
-	[ -x "$t" ] || continue
-	if timeout 300 "$t" >>"$log" 2>&1; then row "$(basename "$t")" "passed"; else rc=$?; gpu_fail=1; row "$(basename "$t")" "FAILED ($rc)"; fi
-done
-for t in build-gpu/tests/test-nvml build-gpu/test-nvml; do
-	[ -x "$t" ] && { timeout 120 "$t" >>"$log" 2>&1 && row "test-nvml" "passed" || row "test-nvml" "FAILED"; }
-done
+runcampaign() { # NAME PLAN DB [ARGS...]: one nodus run, its time and reports
+	local name=$1 plan=$2 db=$3
+	shift 3
+	step "run $name"
+	local t0
+	t0=$(date +%s)
+	"$N" run "$plan" --db "$db" --cache "$cache" "$@" >>"$log" 2>&1
+	local rc=$?
+	row "run $name" "exit $rc, $(elapsed "$t0")"
+}
 
-campaign=suites/cuda/campaign.json
-step "plan $campaign"
-"$N" check "$campaign" >>"$log" 2>&1 || { row "check" "FAILED"; }
-"$N" plan "$campaign" -o "$work/plan.json" >>"$log" 2>&1 || { row "plan" "FAILED"; printf '%s\n' "${summary[@]}"; exit 1; }
-cp "$work/plan.json" "$OUT/plan.json"
-
-runs=2; [ "$mode" = quick ] && runs=1
-for i in $(seq 1 $runs); do
-	step "run $i (fresh database)"
-	t0=$(date +%s.%N)
-	"$N" run "$work/plan.json" --db "$work/run$i.db" --cache "$work/cache" >>"$log" 2>&1
-	rc=$?
-	t1=$(date +%s.%N)
-	row "run $i" "exit $rc, $(echo "$t1 - $t0" | bc) s"
-	"$N" report "$work/run$i.db" --format json -o "$OUT/report-run$i.json" >>"$log" 2>&1
-	"$N" report "$work/run$i.db" --format text -o "$OUT/report-run$i.txt" >>"$log" 2>&1
-done
-if [ "$runs" = 2 ]; then
-	python3 bench/retest.py "$work/run1.db" "$work/run2.db" >"$OUT/retest.txt" 2>>"$log"
-	row "test-retest" "$(tail -1 "$OUT/retest.txt")"
+if [ "$mode" = check ]; then
+	step "gpu tests"
+	for t in build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/test-nvml; do
+		[ -x "$t" ] || continue
+		if timeout 300 "$t" >>"$log" 2>&1; then
+			row "$(basename "$t")" passed
+		else
+			row "$(basename "$t")" "FAILED ($?)"
+		fi
+	done
+	"$N" plan suites/cuda/campaign.json -o "$OUT/plan.json" >>"$log" 2>&1 || row plan FAILED
+	runcampaign "1 (isolated)" "$OUT/plan.json" "$OUT/run1.db" --condition isolated
+	"$N" report "$OUT/run1.db" --format json -o "$OUT/report-run1.json" >>"$log" 2>&1
+	"$N" report "$OUT/run1.db" --format text -o "$OUT/report-run1.txt" >>"$log" 2>&1
+	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
+	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
+	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
+	python3 bench/overhead.py "$OUT/run1.db" >"$OUT/overhead.txt" 2>>"$log"
+	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
+	row "adversarial" "$(grep -c 'REWARD_HACK\|TIMEOUT\|RUNTIME_ERROR\|CRASH' "$OUT/report-adversarial.txt") failure rows"
+elif [ "$mode" = study ]; then
+	"$N" plan suites/cuda/campaign.json -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	runcampaign "2 (isolated)" "$work/plan.json" "$work/run2.db" --condition isolated
+	"$N" report "$work/run2.db" --format json -o "$OUT/report-run2.json" >>"$log" 2>&1
+	if [ -n "$run1_db" ] && [ -f "$run1_db" ]; then
+		python3 bench/retest.py "$run1_db" "$work/run2.db" >"$OUT/retest.txt" 2>>"$log"
+		row "test-retest" "$(tail -1 "$OUT/retest.txt")"
+	fi
+	"$N" plan suites/cuda/study.json -o "$OUT/study-plan.json" >>"$log" 2>&1 || row "study plan" FAILED
+	runcampaign "study" "$OUT/study-plan.json" "$OUT/study.db"
+	"$N" report "$OUT/study.db" --format json -o "$OUT/study-report.json" >>"$log" 2>&1
+	"$N" report "$OUT/study.db" --format text -o "$OUT/study-report.txt" >>"$log" 2>&1
+	left=$(pgrep -fc "$N __" || true)
+	row "left running after the study" "${left:-0} nodus worker/stressor processes; $(ls -d /tmp/nodus-mps-* 2>/dev/null | wc -l) mps dirs"
+else
+	echo "usage: bench/gpu-check.sh check | study [RUN1.db]" >&2
+	exit 2
 fi
-python3 bench/overhead.py "$work/run1.db" >"$OUT/overhead.txt" 2>>"$log" && row "overhead" "$(tail -1 "$OUT/overhead.txt")"
 
 echo
-echo "nodus gpu-check ($mode) on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+echo "nodus gpu-check ($mode) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 printf '%s\n' "${summary[@]}"
-exit $gpu_fail

@@ -13,7 +13,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-gpu -j "$(nproc)"
 mkdir -p build-gpu/syslib
 for lib in libjansson.so.4 libsqlite3.so.0 libcrypto.so.3 libseccomp.so.2 libcmocka.so.0; do
-	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
+	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { p = $NF } END { print p }')
 	[ -n "$path" ] && cp -L "$path" build-gpu/syslib/
 done
 # object files are not needed there; keep the carried folder small

@@ -49,8 +49,16 @@
 #define MAX_INSTANCES 64
 #define HOST_GAP_SHARE 0.25
 
+struct worker_proc {
+	nodus_child child;
+	int running;
+	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
+	uint64_t started_ns;           /* when the job was handed over */
+};
+
 struct run_ctx {
 	const nodus_run_opts *o;
+	struct worker_proc spare;      /* a worker started ahead of its job */
 	nodus_plan *plan;
 	nodus_campaign *c;
 	nodus_store *store;
@@ -247,17 +255,14 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 
 /* ---- worker processes ---- */
 
-struct worker_proc {
-	nodus_child child;
-	int running;
-	uint64_t deadline_ns;
-	uint64_t started_ns;
-};
 
-static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err)
+/* Starts a worker process that opens its backend at once and then waits
+ * for its job. */
+static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *err)
 {
 	const nodus_judge *j = &x->c->judge;
-	const char *argv[] = {x->o->self_path, "__worker", NULL};
+	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
+	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu", NULL};
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
@@ -271,21 +276,52 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 	o.rlimit_core = -1;
 	o.rlimit_nofile = j->open_files;
 	o.rlimit_fsize_bytes = 64 << 20;
-	if (x->c->target.backend == NODUS_BACKEND_CPU) {
+	if (!cuda) {
 		o.rlimit_as_bytes = j->address_space_mb << 20;
 		o.rlimit_cpu_s = j->cpu_time_s;
 	}
+	memset(w, 0, sizeof(*w));
 	int rc = nodus_child_start(&w->child, &o, err);
 	if (rc)
 		return rc;
 	w->running = 1;
+	return 0;
+}
+
+/* Kills the worker started ahead, if any (the condition changed, or the
+ * run ends). */
+static void spare_drop(struct run_ctx *x)
+{
+	if (x->spare.running) {
+		nodus_child_kill(&x->spare.child);
+		nodus_child_finish(&x->spare.child);
+		x->spare.running = 0;
+	}
+}
+
+/* Hands the job to a worker: the one started ahead when there is one (its
+ * context creation, about 0.3 s on an H200, then happened off the critical
+ * path), else a new one; then starts the next spare right away. The
+ * watchdog counts from the job, not from the process start. */
+static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err)
+{
+	int rc = 0;
+	if (x->spare.running) {
+		*w = x->spare;
+		x->spare.running = 0;
+	} else if ((rc = worker_spawn(x, w, err))) {
+		return rc;
+	}
 	w->started_ns = nodus_now_ns();
-	w->deadline_ns = w->started_ns + (uint64_t)(j->timeout_s * 1e9);
+	w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
 	char *text = json_dumps(job, JSON_COMPACT);
 	rc = text ? nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text)) : NODUS_ENOMEM;
 	free(text);
 	if (rc)
 		return NODUS_ERR(err, NODUS_ECHILD, "cannot send the job to a worker");
+	nodus_error spare_err;
+	if (worker_spawn(x, &x->spare, &spare_err))
+		x->spare.running = 0; /* not fatal: the next worker starts cold */
 	return 0;
 }
 
@@ -733,8 +769,9 @@ static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, i
 	char why[256] = "";
 	nodus_error err;
 	for (int i = 0; i < 5; i++) {
-		if (nodus_nvml_isolation_check(x->nvml, 0, &isolated, &others, &reasons, why,
-					       sizeof(why), &err)) {
+		/* our own worker started ahead holds a context: it may be listed */
+		if (nodus_nvml_isolation_check(x->nvml, x->spare.running ? 1 : 0, &isolated, &others,
+					       &reasons, why, sizeof(why), &err)) {
 			snprintf(why, sizeof(why), "%.200s", err.message);
 			isolated = 0;
 			break;
@@ -1081,6 +1118,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		}
 	}
 out:
+	spare_drop(x); /* it was started in this condition's environment */
 	nodus_stressors_stop(&x->stress);
 	nodus_mps_stop(&x->mps);
 	x->worker_env = NULL;
@@ -1190,6 +1228,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		rc = NODUS_ERR(err, NODUS_EUSAGE, "the plan has no condition named '%s'",
 			       o->condition);
 out:
+	spare_drop(&x);
 	nodus_nvml_close(x.nvml);
 	nodus_store_close(x.store);
 	nodus_plan_free(x.plan);

@@ -923,17 +923,28 @@ static int setup_solution(struct solution_handle *s, const char *who)
 	return 0;
 }
 
+/* Opens the backend named by the job (or by the command line, for a
+ * worker started ahead of its job). */
+static int open_backend(struct worker *w, const char *backend, nodus_error *err)
+{
+	int rc;
+	if (backend && strcmp(backend, "cuda") == 0) {
+		if ((rc = nodus_backend_cuda_load(&w->ops, err)))
+			return rc;
+	} else {
+		w->ops = nodus_backend_cpu();
+	}
+	return w->ops->open(&w->dev, err);
+}
+
 static int worker_run(struct worker *w, nodus_error *err)
 {
 	const char *backend = json_string_value(json_object_get(w->job, "backend"));
 	int rc;
-	if (backend && strcmp(backend, "cuda") == 0) {
-		if ((rc = nodus_backend_cuda_load(&w->ops, err)))
-			return fail_err("LOAD_ERROR", "backend", err), 1;
-	} else {
-		w->ops = nodus_backend_cpu();
-	}
-	if ((rc = w->ops->open(&w->dev, err)))
+	if (w->dev && strcmp(w->ops->name, backend ? backend : "cpu") != 0)
+		return fail("CRASH", "", "job", "worker opened '%s', job wants '%s'", w->ops->name,
+			    backend), 1;
+	if (!w->dev && (rc = open_backend(w, backend, err)))
 		return fail_err("LOAD_ERROR", "backend", err), 1;
 	if ((rc = parse_specs(w, err)) || (rc = parse_instances(w)))
 		return rc;
@@ -993,12 +1004,16 @@ static int worker_run(struct worker *w, nodus_error *err)
 	return 0;
 }
 
-int nodus_worker_main(void)
+int nodus_worker_main(const char *preopen_backend)
 {
 	struct worker w;
 	memset(&w, 0, sizeof(w));
 	nodus_error err;
 	memset(&err, 0, sizeof(err));
+	/* Started ahead of its job: create the device context now, while the
+	 * orchestrator is busy with the previous worker. Nothing untrusted is
+	 * loaded until the job arrives. A failure is reported with the job. */
+	int pre_rc = preopen_backend ? open_backend(&w, preopen_backend, &err) : 0;
 	nodus_buf frame = NODUS_BUF_INIT;
 	uint32_t type = 0;
 	if (nodus_ipc_read(0, &type, &frame, 0) || type != NODUS_MSG_JOB) {
@@ -1012,6 +1027,11 @@ int nodus_worker_main(void)
 		return fail("CRASH", "", "job", "unreadable job: %s", jerr.text), 2;
 	const char *role = json_string_value(json_object_get(w.job, "role"));
 	w.is_measure = role && strcmp(role, "measure") == 0;
+	if (pre_rc) {
+		fail_err("LOAD_ERROR", "backend", &err);
+		json_decref(w.job);
+		return 0;
+	}
 
 	int rc = worker_run(&w, &err);
 	if (rc < 0)

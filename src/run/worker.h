@@ -18,8 +18,10 @@
 #ifndef NODUS_WORKER_H
 #define NODUS_WORKER_H
 
-/* Runs the worker; returns the process exit status (0 after DONE or FAIL). */
-int nodus_worker_main(void);
+/* Runs the worker; returns the process exit status (0 after DONE or FAIL).
+ * preopen_backend ("cpu", "cuda" or NULL) opens the backend before the job
+ * is read, for workers the orchestrator starts ahead of time. */
+int nodus_worker_main(const char *preopen_backend);
 
 /* Exported names a solution must not define: defining one would interpose
  * on the harness's clocks or comparisons in a naive in-process harness. */
