@@ -50,10 +50,9 @@ int nodus_cmd_check(int argc, char **argv, const nodus_cli_ctx *ctx)
 		if (!rc) {
 			printf("%s: ok\n", argv[k]);
 		} else {
-			int ex = nodus_cli_exit_for(rc);
-			if (ex == NODUS_EXIT_CHECK || (ex == NODUS_EXIT_INTERNAL &&
-						       (rc == NODUS_EIO || rc == NODUS_ENOTFOUND)))
-				ex = NODUS_EXIT_USAGE; /* an unreadable input is bad input */
+			/* a faulty or unreadable file is bad input; only running out
+			 * of memory is an internal error */
+			int ex = rc == NODUS_ENOMEM ? NODUS_EXIT_INTERNAL : NODUS_EXIT_USAGE;
 			if (diags.count == 0)
 				fprintf(stderr, "%s: %s\n", argv[k], nodus_strerror(rc));
 			if (ex > status)

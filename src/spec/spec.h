@@ -81,14 +81,14 @@ typedef struct nodus_tolerance {
 } nodus_tolerance;
 
 typedef struct nodus_task {
-	char name[NODUS_NAME_MAX];
-	int n_axes;
-	nodus_axis axes[NODUS_MAX_AXES];
-	int n_inputs;
-	nodus_tensor_spec inputs[NODUS_MAX_INPUTS];
-	int n_outputs;
-	nodus_tensor_spec outputs[NODUS_MAX_OUTPUTS];
-	nodus_tolerance tolerance;
+	char name[NODUS_NAME_MAX];  /* unique in a campaign */
+	int n_axes;                 /* entries in axes */
+	nodus_axis axes[NODUS_MAX_AXES]; /* in declaration order (the ABI's axis order) */
+	int n_inputs;               /* entries in inputs */
+	nodus_tensor_spec inputs[NODUS_MAX_INPUTS];  /* in ABI order */
+	int n_outputs;              /* entries in outputs */
+	nodus_tensor_spec outputs[NODUS_MAX_OUTPUTS]; /* in ABI order */
+	nodus_tolerance tolerance;  /* defaults: matched_ratio 1, no cap */
 	int deterministic;          /* 1 (default): same inputs must give the same bits */
 	char *roofline_flops;       /* expression of the axes, or NULL; heap */
 	char *roofline_bytes;       /* expression of the axes, or NULL; heap */
@@ -98,15 +98,15 @@ typedef struct nodus_task {
 
 typedef struct nodus_workload {
 	char name[NODUS_NAME_MAX];  /* unique in a campaign */
-	char task_name[NODUS_NAME_MAX];
+	char task_name[NODUS_NAME_MAX]; /* the task it instantiates, by name */
 	int task;                   /* index into the campaign's tasks, -1 until linked */
 	int64_t axis_value[NODUS_MAX_AXES]; /* per task axis (constants copied in) */
 	int has_init[NODUS_MAX_INPUTS];     /* 1 where init_override applies */
 	nodus_dist init_override[NODUS_MAX_INPUTS]; /* per task input */
 	int has_tolerance;          /* 1 if tolerance overrides the task's */
-	nodus_tolerance tolerance;
-	json_t *json;               /* owned */
-	char file[512];
+	nodus_tolerance tolerance;  /* the task's, overridden field by field; valid when has_tolerance */
+	json_t *json;               /* the validated object, owned (a reference) */
+	char file[512];             /* where it was read from */
 } nodus_workload;
 
 typedef enum nodus_backend_kind {
@@ -116,22 +116,22 @@ typedef enum nodus_backend_kind {
 
 typedef struct nodus_solution {
 	char name[NODUS_NAME_MAX];  /* not part of the hash */
-	char task_name[NODUS_NAME_MAX];
+	char task_name[NODUS_NAME_MAX]; /* the task it computes; not part of the hash */
 	int backend;                /* a nodus_backend_kind */
-	int n_sources;
+	int n_sources;              /* entries in sources */
 	char sources[NODUS_MAX_SOURCES][256]; /* relative to dir; no "..", not absolute */
 	char entry[NODUS_NAME_MAX]; /* exported entry symbol */
-	int n_flags;
+	int n_flags;                /* entries in flags */
 	char flags[NODUS_MAX_FLAGS][128];     /* compiler flags */
-	int n_libs;
+	int n_libs;                 /* entries in libs */
 	char libs[8][NODUS_NAME_MAX];         /* libraries to link, e.g. "cublas" */
-	char author[128];
-	int n_tags;
-	char tags[16][NODUS_NAME_MAX];
+	char author[128];           /* free text, "" if not given; not hashed */
+	int n_tags;                 /* entries in tags */
+	char tags[16][NODUS_NAME_MAX];        /* free labels; not hashed */
 	char dir[512];              /* directory the sources are relative to */
-	char hash[NODUS_SHA256_HEX];/* over sources' bytes, entry, backend, flags, libs */
-	json_t *json;               /* owned */
-	char file[512];
+	char hash[NODUS_SHA256_HEX];/* over sources' bytes, entry, backend, flags, libs (docs/formats.md) */
+	json_t *json;               /* the validated object, owned (a reference) */
+	char file[512];             /* where it was read from */
 } nodus_solution;
 
 typedef enum nodus_condition_kind {
@@ -189,7 +189,7 @@ typedef struct nodus_judge {
 typedef struct nodus_target {
 	int backend;                /* a nodus_backend_kind */
 	int has_price;              /* 0: price unknown (null) */
-	double price_per_device_hour_usd;
+	double price_per_device_hour_usd; /* declared price, valid when has_price */
 	char profile[128];          /* declared profile, e.g. "H200 full GPU", "cpu" */
 } nodus_target;
 
@@ -203,24 +203,35 @@ typedef struct nodus_pair_spec {
 } nodus_pair_spec;
 
 typedef struct nodus_campaign {
-	char name[NODUS_NAME_MAX];
-	char file[512];
-	int n_tasks, n_workloads, n_solutions, n_pairs, n_conditions;
+	char name[NODUS_NAME_MAX];  /* the campaign's name */
+	char file[512];             /* the campaign file as given to nodus_campaign_load */
+	int n_tasks, n_workloads, n_solutions, n_pairs, n_conditions; /* array sizes */
 	nodus_task *tasks;          /* heap arrays, counts above */
-	nodus_workload *workloads;
-	nodus_solution *solutions;
-	nodus_pair_spec *pairs;
-	nodus_condition *conditions;
+	nodus_workload *workloads;  /* each linked to its task */
+	nodus_solution *solutions;  /* each hashed, sources relative to its file */
+	nodus_pair_spec *pairs;     /* in campaign order, ids unique */
+	nodus_condition *conditions;/* exactly one isolated */
 	nodus_judge judge;          /* defaults filled in */
-	nodus_target target;
-	json_t *json;               /* owned */
+	nodus_target target;        /* as declared */
+	json_t *json;               /* the campaign object, owned */
 } nodus_campaign;
 
-/* Parses and validates one file of any kind, guessing nothing: the caller
- * names the kind ("task", "workload", "solution", "campaign", or NULL to
- * decide by the "kind" field ... see docs/formats.md). Used by nodus check. */
+/* Parses and validates one file of any kind; the file's own "kind" field
+ * decides which (a missing or unknown kind is a fault). A campaign is
+ * checked with every file it names; a lone workload only as far as it can be
+ * without its task. Every fault goes to diags. Returns 0 when the file is
+ * valid, NODUS_EINVAL/EPARSE when it has faults, NODUS_EIO/ENOTFOUND when it
+ * cannot be read, NODUS_ENOMEM. Used by `nodus check`. */
 int nodus_spec_check_file(const char *path, nodus_diags *diags);
 
+/* Validate one parsed object into *out (which they fill as far as the
+ * object allows, even when it has faults; release it either way). text is
+ * the file's NUL-terminated raw text, used to locate faults (NULL: faults
+ * carry no line and column). Each returns 0 or NODUS_EINVAL with every
+ * fault in diags. nodus_workload_from_json links the workload to one of
+ * tasks[0..n_tasks) by name (n_tasks = 0: structure only, out->task = -1);
+ * nodus_solution_from_json reads and hashes the sources relative to dir
+ * (NULL: sources neither checked nor hashed, hash ""). */
 int nodus_task_from_json(json_t *obj, const char *file, const char *text,
 			 nodus_task *out, nodus_diags *diags);
 int nodus_workload_from_json(json_t *obj, const char *file, const char *text,

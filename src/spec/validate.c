@@ -145,17 +145,19 @@ void nodus__v_describe(const json_t *j, char *out, size_t size)
 		break;
 	}
 	/* A string, quoted, control characters escaped, cut at about 48 bytes
-	 * on a UTF-8 character boundary. */
+	 * on a UTF-8 character boundary. Room kept before each character: its
+	 * longest form (a 6-byte \uXXXX escape), then "...", the closing quote
+	 * and the NUL, so the cut always fits. */
 	const char *s = json_string_value(j);
 	size_t n = json_string_length(j), o = 0;
-	if (size < 8) {
-		snprintf(out, size, "\"\"");
+	if (size < 16) {
+		snprintf(out, size, "a string");
 		return;
 	}
 	out[o++] = '"';
 	for (size_t k = 0; k < n; k++) {
 		unsigned char ch = (unsigned char)s[k];
-		if (o + 8 >= size || (k >= 48 && (ch & 0xC0) != 0x80)) {
+		if (o + 6 + 5 > size || (k >= 48 && (ch & 0xC0) != 0x80)) {
 			memcpy(out + o, "...", 3);
 			o += 3;
 			break;

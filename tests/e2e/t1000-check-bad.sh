@@ -65,7 +65,7 @@ cp "$NODUS_SRC/tests/fixtures/mini/tasks/vec_add.json" good.json
 out=$("$NODUS" check bad-dtype.json good.json bad-empty.json 2>&1)
 rc=$?
 [ "$rc" -eq 2 ] || fail "multi-file check: exit $rc, expected 2"
-for frag in 'bad-dtype.json:7:' 'good.json: ok' 'bad-empty.json:1:1:'; do
+for frag in 'bad-dtype.json:9:18:' 'good.json: ok' 'bad-empty.json:1:1:'; do
 	grep -qF -- "$frag" <<<"$out" || fail "multi-file check: missing '$frag' in: $out"
 done
 

@@ -349,6 +349,32 @@ static void test_canonical_and_dtypes(void **state)
 	assert_int_equal(nodus_dtype_from_name("float8"), -1);
 }
 
+/* Regression (found by fuzz-spec): a long string of control characters cut
+ * to fit must leave room for "...", the quote and the NUL. Run under ASan,
+ * an overflow of out fails the test. */
+static void test_describe_bounds(void **state)
+{
+	(void)state;
+	char raw[200];
+	for (size_t k = 0; k < sizeof(raw); k++)
+		raw[k] = (char)(k % 3 == 0 ? 0x01 : k % 3 == 1 ? '"' : 'a');
+	for (size_t len = 0; len < sizeof(raw); len += 7) {
+		json_t *j = json_stringn(raw, len);
+		for (size_t size = 1; size <= 120; size++) {
+			char *out = malloc(size);
+			nodus__v_describe(j, out, size);
+			assert_true(strlen(out) < size);
+			free(out);
+		}
+		json_decref(j);
+	}
+	json_t *j = json_string("abc");
+	char out[96];
+	nodus__v_describe(j, out, sizeof(out));
+	assert_string_equal(out, "\"abc\"");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_campaign_mini),
 		cmocka_unit_test(test_retry_on),
 		cmocka_unit_test(test_canonical_and_dtypes),
+		cmocka_unit_test(test_describe_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
