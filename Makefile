@@ -38,7 +38,7 @@ fuzz: deps
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DNODUS_FUZZ=ON -DNODUS_WITH_CUDA=OFF >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz-spec
 	mkdir -p build-fuzz/corpus && cp tests/bad/*.json build-fuzz/corpus/ 2>/dev/null || true
-	build-fuzz/tests/fuzz/fuzz-spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus suites/cpu/tasks
+	build-fuzz/tests/fuzz/fuzz-spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=tests/fuzz/spec.dict build-fuzz/corpus $(wildcard suites/cpu/tasks)
 
 gpu-check:
 	bash bench/gpu-check.sh
