@@ -207,18 +207,19 @@ static int64_t draw_int(const fill_plan *p, const uint32_t w[4])
 	return v;
 }
 
-int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dist,
-		     const int64_t *axis_values, unsigned variant, uint64_t seed,
-		     uint32_t tensor_index)
+int nodus_judge_fill_range(void *data, int dtype, int64_t first, int64_t count,
+			   const nodus_dist *dist, const int64_t *axis_values, unsigned variant,
+			   uint64_t seed, uint32_t tensor_index)
 {
 	fill_plan p;
-	if (!dist || numel < 0 || (numel > 0 && !data))
+	if (!dist || first < 0 || count < 0 || (first & 3) || (count > 0 && !data))
 		return NODUS_EINVAL;
 	int rc = plan_fill(&p, dtype, dist, axis_values, variant, seed, tensor_index);
 	if (rc)
 		return rc;
 	int is_float = nodus__judge_dtype_is_float(dtype);
-	for (int64_t base = 0; base < numel; base += 4) {
+	int64_t end = first + count;
+	for (int64_t base = first; base < end; base += 4) {
 		uint64_t block = (uint64_t)base >> 2;
 		uint32_t words[4][4] = {{0}};
 		for (int d = 0; d < p.n_draws; d++) {
@@ -226,7 +227,7 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 					   NODUS_PHILOX_TAG + (uint32_t)d};
 			nodus_philox4x32_10(ctr, p.key, words[d]);
 		}
-		for (int lane = 0; lane < 4 && base + lane < numel; lane++) {
+		for (int lane = 0; lane < 4 && base + lane < end; lane++) {
 			uint32_t w[4] = {words[0][lane], words[1][lane], words[2][lane],
 					 words[3][lane]};
 			if (is_float) {
@@ -239,4 +240,14 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 		}
 	}
 	return 0;
+}
+
+int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dist,
+		     const int64_t *axis_values, unsigned variant, uint64_t seed,
+		     uint32_t tensor_index)
+{
+	if (numel < 0)
+		return NODUS_EINVAL;
+	return nodus_judge_fill_range(data, dtype, 0, numel, dist, axis_values, variant, seed,
+				      tensor_index);
 }

@@ -43,6 +43,14 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 		     const int64_t *axis_values, unsigned variant, uint64_t seed,
 		     uint32_t tensor_index);
 
+/* Like nodus_judge_fill for elements [first, first + count) only (first a
+ * multiple of 4), written at their own indices of data: element i has the
+ * same bits whichever range produced it, so ranges can be drawn by several
+ * threads. */
+int nodus_judge_fill_range(void *data, int dtype, int64_t first, int64_t count,
+			   const nodus_dist *dist, const int64_t *axis_values, unsigned variant,
+			   uint64_t seed, uint32_t tensor_index);
+
 /* Writes the poison pattern over numel elements of data of dtype;
  * nothing for an unknown dtype. */
 void nodus_judge_poison(void *data, int dtype, int64_t numel);

@@ -4,6 +4,7 @@
  * (for mutation checksums), the oracle worker and the measure worker. See
  * protocol.h.
  * ------------------------------------------------------------------------ */
+#include <pthread.h>
 #include <string.h>
 
 #include "judge/judge.h"
@@ -61,16 +62,75 @@ int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodu
 	return 0;
 }
 
+struct fill_part {
+	pthread_t thread;
+	void *data;
+	int dtype;
+	int64_t first, count;
+	const nodus_dist *dist;
+	const int64_t *axes;
+	unsigned variant;
+	uint64_t seed;
+	uint32_t tensor;
+	int rc;
+};
+
+static void *fill_part_run(void *arg)
+{
+	struct fill_part *p = arg;
+	p->rc = nodus_judge_fill_range(p->data, p->dtype, p->first, p->count, p->dist, p->axes,
+				       p->variant, p->seed, p->tensor);
+	return NULL;
+}
+
+/* Draws one tensor, split over up to `threads` threads when it is large
+ * (the generator is counter-based: each range is independent). */
+static int fill_tensor(void *data, int dtype, int64_t numel, const nodus_dist *dist,
+		       const int64_t *axes, unsigned variant, uint64_t seed, uint32_t tensor,
+		       int threads)
+{
+	if (threads > 16)
+		threads = 16;
+	if (threads <= 1 || numel < (1 << 20))
+		return nodus_judge_fill(data, dtype, numel, dist, axes, variant, seed, tensor);
+	struct fill_part part[16];
+	int64_t chunk = ((numel + threads - 1) / threads + 3) & ~(int64_t)3;
+	int started = 0, rc = 0;
+	for (int k = 0; k < threads; k++) {
+		int64_t first = (int64_t)k * chunk;
+		if (first >= numel)
+			break;
+		part[k] = (struct fill_part){0, data, dtype, first,
+					     first + chunk > numel ? numel - first : chunk, dist, axes,
+					     variant, seed, tensor, 0};
+		if (pthread_create(&part[k].thread, NULL, fill_part_run, &part[k])) {
+			fill_part_run(&part[k]); /* no thread: draw it here */
+			part[k].thread = 0;
+			if (part[k].rc)
+				rc = part[k].rc;
+			continue;
+		}
+		started = k + 1;
+	}
+	for (int k = 0; k < started; k++) {
+		if (part[k].thread)
+			pthread_join(part[k].thread, NULL);
+		if (part[k].rc)
+			rc = part[k].rc;
+	}
+	return rc;
+}
+
 int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
-			 uint64_t perturb_seed, void *const *inputs)
+			 uint64_t perturb_seed, int threads, void *const *inputs)
 {
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
-		int rc = nodus_judge_fill(inputs[i], t->inputs[i].dtype, numel, input_dist(t, w, i),
-					  axes, in->variant & t->inputs[i].variants, in->seed,
-					  (uint32_t)i);
+		int rc = fill_tensor(inputs[i], t->inputs[i].dtype, numel, input_dist(t, w, i), axes,
+				     in->variant & t->inputs[i].variants, in->seed, (uint32_t)i,
+				     threads);
 		if (rc)
 			return rc;
 	}

@@ -92,9 +92,11 @@ int64_t nodus__tensor_numel(const nodus_tensor_spec *ts, const int64_t *axes);
 
 /* Fills host buffers inputs[i] (numel from the axes) for instance in.
  * perturb_seed is the job's; when in->sample >= 0 the perturbation of that
- * sample is applied. Returns 0 or NODUS_EINVAL. */
+ * sample is applied. Large tensors are drawn by up to `threads` threads
+ * (1 in a sandboxed cpu worker, which may not create threads); the bits
+ * do not depend on it. Returns 0 or NODUS_EINVAL. */
 int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
-			 uint64_t perturb_seed, void *const *inputs);
+			 uint64_t perturb_seed, int threads, void *const *inputs);
 
 /* The perturbation of sample k on copy inputs: for input i, positions and
  * values. Positions are < numel; values are drawn from that input's

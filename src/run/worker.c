@@ -86,6 +86,7 @@ struct worker {
 	uint64_t ws_counter;              /* varies the workspace pattern per call */
 	nodus_rng rng;                    /* order randomisation */
 	double device_s;                  /* time spent in solution calls + flushes */
+	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
 };
 
 /* ---- frames ---- */
@@ -406,7 +407,8 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	rc = buffers_alloc(w, &b, axes, 1, axes, err);
 	if (rc)
 		goto out;
-	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, h.in);
+	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, w->fill_threads,
+				  h.in);
 	if (rc) {
 		NODUS_ERR(err, rc, "cannot draw inputs for instance %d", in->id);
 		goto out;
@@ -520,7 +522,7 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 			if (!ts->pristine[j * NODUS_MAX_INPUTS + i])
 				return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 		}
-		rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed,
+		rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed, w->fill_threads,
 					  &ts->pristine[j * NODUS_MAX_INPUTS]);
 		if (rc)
 			return NODUS_ERR(err, rc, "cannot draw timing inputs");
@@ -949,6 +951,9 @@ static int worker_run(struct worker *w, nodus_error *err)
 	if ((rc = parse_specs(w, err)) || (rc = parse_instances(w)))
 		return rc;
 	w->perturb_seed = json_u64(w->job, "perturb_seed");
+	/* the syscall filter of a cpu worker forbids threads */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	w->fill_threads = json_int(w->job, "lockdown", 0) ? 1 : (int)(cpus > 16 ? 16 : cpus);
 	nodus_rng_seed(&w->rng, json_u64(w->job, "order_seed"));
 
 	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
