@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure test test-fast test-asan demo fuzz gpu-check clean
+.PHONY: all deps configure test test-fast test-asan demo fuzz gpu-check guards clean
 
 all: $(BUILD)/nodus
 
@@ -39,6 +39,18 @@ fuzz: deps
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz-spec
 	mkdir -p build-fuzz/corpus && cp tests/bad/*.json build-fuzz/corpus/ 2>/dev/null || true
 	build-fuzz/tests/fuzz/fuzz-spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=tests/fuzz/spec.dict build-fuzz/corpus $(wildcard suites/cpu/tasks)
+
+# docs/guards.md, generated from the adversarial and fault tests' records and
+# the newest H200 adversarial report.
+H200_ADV ?= $(lastword $(sort $(wildcard bench/results/h200/*/report-adversarial.txt)))
+guards: $(BUILD)/nodus
+	@mkdir -p $(BUILD)/guards
+	rm -f $(BUILD)/guards/*.db
+	NODUS=$(abspath $(BUILD))/nodus NODUS_SRC=$(CURDIR) GUARDS_OUT=$(abspath $(BUILD))/guards/adv.db \
+		bash tests/e2e/t6000-run-adversarial.sh
+	NODUS=$(abspath $(BUILD))/nodus NODUS_SRC=$(CURDIR) GUARDS_FAULTS_OUT=$(abspath $(BUILD))/guards/faults.db \
+		bash tests/e2e/t3200-run-faults.sh
+	python3 scripts/guards-table.py $(BUILD)/guards/adv.db $(BUILD)/guards/faults.db $(H200_ADV) > docs/guards.md
 
 gpu-check:
 	bash bench/gpu-check.sh

@@ -23,6 +23,7 @@ done < <(final_outcomes "$tmp/r.db")
 [ "$n" -eq 10 ] || fail "expected 10 final records, got $n"
 retries=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM records WHERE final = 0').fetchone()[0])" "$tmp/r.db")
 [ "$retries" -gt 0 ] || fail "no retry records: TIMEOUT and CRASH are retried by the judge's policy"
+[ -n "${GUARDS_FAULTS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_FAULTS_OUT"
 left=$(count_processes "$tmp/bin/nodus __")
 [ "$left" -eq 0 ] || fail "$left worker process(es) left running"
 
