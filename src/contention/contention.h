@@ -68,6 +68,10 @@ int nodus_mps_start(nodus_mps *m, int active_thread_pct, nodus_error *err);
 /* The environment MPS clients must run with (valid until stop). */
 const char *const *nodus_mps_env(const nodus_mps *m);
 json_t *nodus_mps_describe(const nodus_mps *m);
+/* Quits the daemons of private directories whose orchestrator is gone
+ * (killed), and removes those directories. Called by every mps start and
+ * at the start of every run on a cuda target. */
+void nodus_mps_sweep_stale(void);
 /* Quits and reaps a daemon nodus started; safe on a zeroed struct. */
 void nodus_mps_stop(nodus_mps *m);
 

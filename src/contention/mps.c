@@ -9,7 +9,9 @@
  * server down cleanly. Its pipe and log directories are private
  * (mkdtemp), so it never interferes with a daemon someone else runs.
  * ------------------------------------------------------------------------ */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,85 @@ static int build_env(nodus_mps *m)
 	return 0;
 }
 
+/* Asks the daemon of pipe directory `pipe_dir` to quit. */
+static void quit_daemon(const char *pipe_dir)
+{
+	char env_pipe[600];
+	snprintf(env_pipe, sizeof(env_pipe), "CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
+	const char *env[] = {env_pipe, "PATH=/usr/local/cuda/bin:/usr/bin:/bin", NULL};
+	const char *argv[] = {"nvidia-cuda-mps-control", NULL};
+	nodus_child_opts o;
+	memset(&o, 0, sizeof(o));
+	o.argv = argv;
+	o.env = env;
+	o.stdin_fd = -1;
+	o.stdout_fd = -2;
+	o.stderr_fd = -2;
+	nodus_child quit;
+	nodus_error err;
+	if (nodus_child_start(&quit, &o, &err) == 0) {
+		ssize_t w = write(quit.in_fd, "quit\n", 5);
+		(void)w;
+		nodus_child_finish_timeout(&quit, 5000);
+	}
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[700];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			remove_tree(path);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* An orchestrator killed by SIGKILL takes its control daemon along
+ * (PDEATHSIG), but the MPS server that daemon started may live on. Every
+ * private directory records its owner's pid; a directory whose owner is
+ * gone is swept: its daemon is asked to quit and the directory removed. */
+void nodus_mps_sweep_stale(void)
+{
+	DIR *d = opendir("/tmp");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "nodus-mps-", 10) != 0)
+			continue;
+		char dir[300], owner[400], pipe_dir[400];
+		snprintf(dir, sizeof(dir), "/tmp/%s", e->d_name);
+		snprintf(owner, sizeof(owner), "%s/owner", dir);
+		FILE *f = fopen(owner, "r");
+		long pid = 0;
+		if (f) {
+			if (fscanf(f, "%ld", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			continue; /* its orchestrator is alive */
+		snprintf(pipe_dir, sizeof(pipe_dir), "%s/pipe", dir);
+		if (control_socket_exists(pipe_dir))
+			quit_daemon(pipe_dir);
+		remove_tree(dir);
+	}
+	closedir(d);
+}
+
 int nodus_mps_start(nodus_mps *m, int active_thread_pct, nodus_error *err)
 {
+	nodus_mps_sweep_stale();
 	memset(m, 0, sizeof(*m));
 	if (active_thread_pct > 0)
 		snprintf(m->thread_env, sizeof(m->thread_env), "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d",
@@ -73,6 +152,13 @@ int nodus_mps_start(nodus_mps *m, int active_thread_pct, nodus_error *err)
 	snprintf(log_dir, sizeof(log_dir), "%s/log", m->dir);
 	mkdir(pipe_dir, 0700);
 	mkdir(log_dir, 0700);
+	char owner[300];
+	snprintf(owner, sizeof(owner), "%s/owner", m->dir);
+	FILE *f = fopen(owner, "w");
+	if (f) {
+		fprintf(f, "%ld\n", (long)getpid());
+		fclose(f);
+	}
 	snprintf(m->pipe_env, sizeof(m->pipe_env), "CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
 	snprintf(m->log_env, sizeof(m->log_env), "CUDA_MPS_LOG_DIRECTORY=%s", log_dir);
 	if (build_env(m))
@@ -117,31 +203,12 @@ json_t *nodus_mps_describe(const nodus_mps *m)
 void nodus_mps_stop(nodus_mps *m)
 {
 	if (m->started) {
-		const char *argv[] = {"nvidia-cuda-mps-control", NULL};
-		nodus_child_opts o;
-		memset(&o, 0, sizeof(o));
-		o.argv = argv;
-		o.env = (const char *const *)m->env;
-		o.stdin_fd = -1;
-		o.stdout_fd = -2;
-		o.stderr_fd = -2;
-		nodus_child quit;
-		nodus_error err;
-		if (nodus_child_start(&quit, &o, &err) == 0) {
-			ssize_t w = write(quit.in_fd, "quit\n", 5);
-			(void)w;
-			nodus_child_finish_timeout(&quit, 5000);
-		}
+		quit_daemon(m->pipe_env + strlen("CUDA_MPS_PIPE_DIRECTORY="));
 		nodus_child_finish_timeout(&m->daemon, 5000);
 		m->started = 0;
 	}
 	if (m->dir[0]) {
-		char cmd[400];
-		snprintf(cmd, sizeof(cmd), "%s/pipe", m->dir);
-		rmdir(cmd); /* fails harmlessly if the daemon left files */
-		snprintf(cmd, sizeof(cmd), "%s/log", m->dir);
-		rmdir(cmd);
-		rmdir(m->dir);
+		remove_tree(m->dir);
 		m->dir[0] = '\0';
 	}
 	free(m->env);

@@ -1174,6 +1174,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		rc = nodus_backend_cuda_load(&ops, err);
 		if (rc)
 			goto out;
+		nodus_mps_sweep_stale();
 		nodus_error nerr;
 		memset(&nerr, 0, sizeof(nerr));
 		if (nodus_nvml_open(&x.nvml, NULL, NULL, &nerr))
