@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		"Runs only the A/A pairs of the plan (candidate == reference) and prints, per\n"
 		"condition, each A/A interval and the noise floor: the largest relative\n"
 		"half-width max(hi - 1, 1/lo - 1). The tie margin declared in the judge must\n"
-		"exceed it. Records go into DB like any run's (a later `nodus run --resume`\n"
+		"exceed the floor of the isolated condition (shared conditions are reported:\n"
+		"their floors say how much sharing blurs labels). Records go into DB like any run's (a later `nodus run --resume`\n"
 		"reuses them). Exit 0 when the tie margin exceeds the floor everywhere, 1 when\n"
 		"it does not, 2 for bad usage or when the plan has no A/A pair.\n");
 }
@@ -31,10 +32,22 @@ struct floor_ctx {
 	const nodus_campaign *c; /* the plan's campaign: which pairs are A/A */
 	const char *digest;
 	double tie_margin;
-	double floor;        /* over all conditions */
+	double floor;        /* over the isolated condition's A/A pairs */
 	int n;
-	int not_tied;
+	int not_tied;        /* isolated A/A pairs not TIED */
+	int n_cond;          /* conditions seen */
+	char cond[16][64];   /* their names */
+	double cond_floor[16];
+	int cond_n[16];
 };
+
+static int is_isolated(const struct floor_ctx *c, const char *name)
+{
+	for (int i = 0; i < c->c->n_conditions; i++)
+		if (strcmp(c->c->conditions[i].name, name) == 0)
+			return c->c->conditions[i].kind == NODUS_COND_ISOLATED;
+	return 0;
+}
 
 static int on_record(const nodus_record *r, void *arg)
 {
@@ -52,10 +65,24 @@ static int on_record(const nodus_record *r, void *arg)
 		return 0;
 	}
 	double half = fmax(r->ci_hi - 1.0, 1.0 / r->ci_lo - 1.0);
-	if (half > c->floor)
-		c->floor = half;
-	c->n++;
-	c->not_tied += r->label != NODUS_LABEL_TIED;
+	int k = 0;
+	while (k < c->n_cond && strcmp(c->cond[k], r->condition) != 0)
+		k++;
+	if (k == c->n_cond && k < 16) {
+		snprintf(c->cond[k], sizeof(c->cond[k]), "%s", r->condition);
+		c->cond_floor[k] = 0;
+		c->cond_n[k] = 0;
+		c->n_cond++;
+	}
+	if (k < 16) {
+		c->cond_floor[k] = fmax(c->cond_floor[k], half);
+		c->cond_n[k]++;
+	}
+	if (is_isolated(c, r->condition)) {
+		c->floor = fmax(c->floor, half);
+		c->n++;
+		c->not_tied += r->label != NODUS_LABEL_TIED;
+	}
 	printf("  %-56s %-12s %7.4f [%7.4f, %7.4f]  %-9s half-width %.2f%%  %.0f ns\n", r->pair_id,
 	       r->condition, r->speedup, r->ci_lo, r->ci_hi, nodus_label_name(r->label),
 	       100 * half, r->ref_ns_median);
@@ -104,7 +131,11 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	nodus_diags_release(&diags);
 	nodus_store *store = NULL;
-	struct floor_ctx fc = {plan->campaign, plan->digest, plan->campaign->judge.tie_margin, 0, 0, 0};
+	struct floor_ctx fc;
+	memset(&fc, 0, sizeof(fc));
+	fc.c = plan->campaign;
+	fc.digest = plan->digest;
+	fc.tie_margin = plan->campaign->judge.tie_margin;
 	if (!(rc = nodus_store_open(o.db_path, &store, &err))) {
 		printf("\nA/A calibration (plan %.12s):\n", plan->digest);
 		rc = nodus_store_foreach_record(store, plan->digest, 1, 0, on_record, &fc, &err);
@@ -115,13 +146,18 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 		nodus_cli_print_error(&err);
 		return nodus_cli_exit_for(rc);
 	}
+	for (int k = 0; k < fc.n_cond; k++)
+		printf("noise floor under %s: %.2f%% over %d A/A pair(s)\n", fc.cond[k],
+		       100 * fc.cond_floor[k], fc.cond_n[k]);
 	if (fc.n == 0) {
-		fprintf(stderr, "nodus calibrate: the plan has no A/A pair with a timing record\n");
+		fprintf(stderr, "nodus calibrate: no A/A pair with a timing record under an isolated "
+				"condition\n");
 		return NODUS_EXIT_USAGE;
 	}
-	printf("noise floor: %.2f%% over %d A/A pair(s); tie margin %.2f%%: %s\n", 100 * fc.floor,
-	       fc.n, 100 * fc.tie_margin,
-	       fc.tie_margin > fc.floor ? "ok, it exceeds the floor"
-					: "TOO SMALL: raise tie_margin above the floor");
+	printf("tie margin %.2f%% against the isolated floor %.2f%%: %s\n", 100 * fc.tie_margin,
+	       100 * fc.floor,
+	       fc.tie_margin > fc.floor && fc.not_tied == 0
+		       ? "ok, it exceeds the floor"
+		       : "TOO SMALL: raise tie_margin above the floor (or run more rounds)");
 	return fc.tie_margin > fc.floor && fc.not_tied == 0 ? NODUS_EXIT_OK : NODUS_EXIT_CHECK;
 }
