@@ -107,8 +107,36 @@ elif [ "$mode" = study ]; then
 	fi
 	python3 bench/overhead.py "$work/run2.db" >"$OUT/overhead-run2.txt" 2>>"$log"
 	row "overhead run 2" "$(tail -1 "$OUT/overhead-run2.txt")"
+elif [ "$mode" = final ]; then
+	# the GPU backend test, the CUDA adversarial campaign, and a SIGKILL of a
+	# run in the middle of an mps condition: what is left, and what the next
+	# run sweeps
+	kernels=build-gpu/tests/gpu/libnodus_gpu_test_kernels.so
+	timeout 120 build-gpu/tests/gpu/test-gpu-backend "$kernels" >>"$log" 2>&1
+	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
+	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
+	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
+	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
+	"$N" plan suites/cuda/study.json -o "$work/study-plan.json" >>"$log" 2>&1
+	{
+		echo "== kill -9 of nodus run during condition mps-membw-3"
+		"$N" run "$work/study-plan.json" --db "$work/kill.db" --cache "$cache" --condition mps-membw-3 -q &
+		pid=$!
+		sleep 8
+		echo "before the kill:"; ps -eo pid,ppid,pgid,args | grep -E "nodus __|nvidia-cuda-mps|[n]odus run" | grep -v grep
+		kill -9 "$pid"; wait "$pid" 2>/dev/null
+		sleep 2
+		echo "2 s after the kill:"; ps -eo pid,ppid,pgid,args | grep -E "nodus __|nvidia-cuda-mps" | grep -v grep
+		echo "private mps dirs:"; ls -d /tmp/nodus-mps-* 2>/dev/null
+		echo "== the next run on a cuda target (it sweeps stale mps directories first)"
+		timeout 60 "$N" run "$work/study-plan.json" --db "$work/kill2.db" --cache "$cache" --condition isolated --shard 0/10 -q
+		echo "after it:"; ps -eo pid,ppid,pgid,args | grep -E "nodus __|nvidia-cuda-mps" | grep -v grep
+		echo "private mps dirs:"; ls -d /tmp/nodus-mps-* 2>/dev/null
+		echo "== end"
+	} >"$OUT/kill-check.txt" 2>&1
+	row "kill check" "$(grep -c . "$OUT/kill-check.txt") lines in kill-check.txt"
 else
-	echo "usage: bench/gpu-check.sh check | study [RUN1.db]" >&2
+	echo "usage: bench/gpu-check.sh check | study [RUN1.db] | final" >&2
 	exit 2
 fi
 
