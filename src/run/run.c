@@ -277,7 +277,11 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	o.rlimit_nofile = j->open_files;
 	o.rlimit_fsize_bytes = 64 << 20;
 	if (!cuda) {
+#if !defined(__SANITIZE_ADDRESS__)
+		/* AddressSanitizer reserves terabytes of address space at start, so
+		 * a sanitizer build (tests only) runs its workers without this limit */
 		o.rlimit_as_bytes = j->address_space_mb << 20;
+#endif
 		o.rlimit_cpu_s = j->cpu_time_s;
 	}
 	memset(w, 0, sizeof(*w));
@@ -305,20 +309,32 @@ static void spare_drop(struct run_ctx *x)
  * watchdog counts from the job, not from the process start. */
 static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err)
 {
-	int rc = 0;
-	if (x->spare.running) {
-		*w = x->spare;
-		x->spare.running = 0;
-	} else if ((rc = worker_spawn(x, w, err))) {
-		return rc;
-	}
-	w->started_ns = nodus_now_ns();
-	w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
 	char *text = json_dumps(job, JSON_COMPACT);
-	rc = text ? nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text)) : NODUS_ENOMEM;
+	if (!text)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	int rc = 0;
+	for (int tries = 0; tries < 2; tries++) {
+		if (x->spare.running) {
+			*w = x->spare;
+			x->spare.running = 0;
+		} else if ((rc = worker_spawn(x, w, err))) {
+			break;
+		}
+		w->started_ns = nodus_now_ns();
+		w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
+		rc = nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text));
+		if (rc == 0)
+			break;
+		/* the worker died before its job (a spare killed meanwhile): reap it
+		 * and try once with a fresh one */
+		int code = nodus_child_finish_timeout(&w->child, 1000);
+		w->running = 0;
+		rc = NODUS_ERR(err, NODUS_ECHILD,
+			       "a worker ended (status %d) before it could take its job", code);
+	}
 	free(text);
 	if (rc)
-		return NODUS_ERR(err, NODUS_ECHILD, "cannot send the job to a worker");
+		return rc;
 	nodus_error spare_err;
 	if (worker_spawn(x, &x->spare, &spare_err))
 		x->spare.running = 0; /* not fatal: the next worker starts cold */

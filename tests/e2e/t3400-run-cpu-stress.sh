@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # t3400-run-cpu-stress: a cpu-stress condition happens as declared: every
 # record carries the declared setting and what the stressors achieved (all
-# alive, a positive rate), and no stressor outlives the run.
+# alive, a positive rate), and no stressor outlives the run. The JSON report
+# of the run has the documented keys, and with the price unknown (null) the
+# agreeing records per dollar are null with a reason, never a number.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -25,6 +27,23 @@ for pid, detail in rows:
         print(f"FAIL: {pid}: condition not as declared: {d}")
         sys.exit(1)
 print(f"t3400: {len(rows)} stress records, achieved {d['achieved_total']:.3g} {d['unit']}")
+PY
+# the JSON report carries the keys docs/report.md promises
+"$NODUS" report "$tmp/r.db" --format json -o "$tmp/report.json" || fail "report exited $?"
+python3 - "$tmp/report.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))
+missing = [k for k in ("baseline", "conditions", "pairs") if k not in r]
+for c in r.get("conditions", []):
+    missing += [f"conditions[].{k}" for k in ("name", "pairs", "agreement", "kappa", "false_fast",
+                                               "cost", "agreeing_per_usd") if k not in c]
+for p in r.get("pairs", []):
+    missing += [f"pairs[].{k}" for k in ("id", "task", "candidate", "reference", "labels") if k not in p]
+if missing or len(r["conditions"]) != 2 or r["conditions"][1]["agreeing_per_usd"] is not None:
+    print(f"FAIL: report keys missing {sorted(set(missing))} or price not unknown: {r['conditions'][1].get('agreeing_per_usd')}")
+    sys.exit(1)
+print("t3400: report keys present; unknown price gives agreeing_per_usd null:",
+      r["conditions"][1].get("agreeing_per_usd_reason"))
 PY
 left=$(count_processes "$tmp/bin/nodus __")
 [ "$left" -eq 0 ] || fail "$left stressor/worker process(es) left running"
