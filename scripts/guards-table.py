@@ -18,21 +18,33 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def first_sentence(text):
+    text = re.sub(r"\s+", " ", text).strip()
+    m = re.match(r"(.+?[.:])(\s|$)", text)
+    return (m.group(1) if m else text)[:150]
+
+
 def describe(candidate):
+    """The first sentence of the prose in the source's header comment, after
+    an "Exploit...:" label when there is one."""
     for sub in ("suites/adversarial/solutions", "suites/faults/solutions",
                 "suites/adversarial/cuda/solutions"):
         for ext in (".c", ".cu"):
             path = os.path.join(ROOT, sub, candidate + ext)
             if not os.path.exists(path):
                 continue
-            text = open(path).read()
-            m = re.search(r"Exploit:\s*(.*?)(?:\.\s|\n\s*[*/]+\s*\n)", text, re.S)
-            if m:
-                words = re.sub(r"\s*(\*|//)\s*", " ", m.group(1)).strip()
-                return re.sub(r"\s+", " ", words)[:140]
-            m = re.search(r"\*\s*(fault_\w+\.c|\w+\.cu?):\s*(.*?)\n", text)
-            if m:
-                return m.group(2).strip()[:140]
+            lines = []
+            for line in open(path).read().splitlines()[2:40]:
+                body = re.sub(r"^\s*(/\*|\*/|\*|//)\s?", "", line)
+                if re.match(r"^-{10,}", body.strip()) or line.startswith("#"):
+                    break
+                lines.append(body)
+            paragraphs = [p for p in "\n".join(lines).split("\n\n") if p.strip()]
+            for para in paragraphs:
+                if re.match(r"\s*\S+\.(c|cu):", para) and len(paragraphs) > 1:
+                    continue  # the "file.c: what it is" line
+                para = re.sub(r"^\s*Exploit[^:]*:\s*", "", para)
+                return first_sentence(para)
     return candidate
 
 

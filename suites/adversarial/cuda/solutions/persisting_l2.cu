@@ -4,8 +4,8 @@
 // policy window over the input on call->stream, so the input would stay in
 // L2 across the harness's flush and later samples would read it from L2.
 // The harness resets persisting lines, the set-aside and the stream's
-// window before each flush, so this must time like the reference it
-// otherwise equals (expect TIED, never FASTER).
+// window before each flush, so it gains nothing from L2 and pays for its
+// attribute calls on every call (expect SLOWER, never FASTER).
 // ---------------------------------------------------------------------------
 #include <cuda_runtime.h>
 
