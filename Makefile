@@ -23,6 +23,8 @@ test: test-fast test-asan
 
 test-fast: $(BUILD)/nodus
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@# GPU tests skip without a GPU: say so where a reader of the log sees it
+	@cd $(BUILD) && ctest -L gpu -V 2>&1 | grep -iE "skipped: no gpu|tests passed" || true
 
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODUS_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
