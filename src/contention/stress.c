@@ -20,19 +20,6 @@
 
 #define MEMBW_BYTES ((size_t)256 << 20)
 
-static const char *load_name(int load)
-{
-	switch (load) {
-	case NODUS_LOAD_MEMBW:
-		return "membw";
-	case NODUS_LOAD_COMPUTE:
-		return "compute";
-	case NODUS_LOAD_MIXED:
-		return "mixed";
-	}
-	return "none";
-}
-
 int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const char *self_path,
 			  const char *const *env, nodus_error *err)
 {
@@ -46,7 +33,7 @@ int nodus_stressors_start(nodus_stressors *s, const nodus_condition *cond, const
 	char duty[32];
 	snprintf(duty, sizeof(duty), "%.3f", cond->duty_cycle > 0 ? cond->duty_cycle : 1.0);
 	for (int i = 0; i < cond->tenants; i++) {
-		const char *argv[] = {self_path, cmd, load_name(cond->load), duty, NULL};
+		const char *argv[] = {self_path, cmd, nodus_load_name(cond->load), duty, NULL};
 		nodus_child_opts o;
 		memset(&o, 0, sizeof(o));
 		o.argv = argv;
@@ -109,10 +96,9 @@ json_t *nodus_stressors_describe(const nodus_stressors *s, const nodus_condition
 		alive += s->alive[i];
 		total += s->rate[i];
 	}
-	static const char *const kinds[] = {"", "isolated", "cpu-stress", "timeslice", "mps", "streams", "replay"};
 	return json_pack("{s:s,s:i,s:s,s:f,s:i,s:i,s:o,s:f,s:s}", "kind",
-			 kinds[cond->kind >= 1 && cond->kind <= 6 ? cond->kind : 0],
-			 "declared_tenants", cond->tenants, "load", load_name(cond->load),
+			 nodus_condition_kind_name(cond->kind),
+			 "declared_tenants", cond->tenants, "load", nodus_load_name(cond->load),
 			 "duty_cycle", cond->duty_cycle, "started", s->n, "alive", alive,
 			 "achieved_rates", rates, "achieved_total", total, "unit", s->unit);
 }

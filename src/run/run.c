@@ -237,10 +237,11 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 						    a->recheck_ids[i]));
 	json_object_set_new(job, "recheck", rc);
 	if (x->cond->kind == NODUS_COND_STREAMS) {
-		static const char *const loads[] = {"none", "membw", "fma", "mixed"};
+		/* the GPU loads call the compute load "fma" */
+		const char *load = x->cond->load == NODUS_LOAD_COMPUTE ? "fma"
+								       : nodus_load_name(x->cond->load);
 		json_object_set_new(job, "streams",
-				    json_pack("{s:i,s:s,s:f}", "n", x->cond->tenants, "load",
-					      loads[x->cond->load >= 0 && x->cond->load <= 3 ? x->cond->load : 0],
+				    json_pack("{s:i,s:s,s:f}", "n", x->cond->tenants, "load", load,
 					      "duty", x->cond->duty_cycle > 0 ? x->cond->duty_cycle : 1.0));
 	}
 	json_object_set_new(
@@ -1159,7 +1160,6 @@ static int register_plan(struct run_ctx *x, nodus_error *err)
 					  w->name, cs->name, rs->name, cs->hash, rs->hash, ps->expect,
 					  err);
 	}
-	static const char *const kinds[] = {"", "isolated", "cpu-stress", "timeslice", "mps", "streams", "replay"};
 	for (int i = 0; !rc && i < x->c->n_conditions; i++) {
 		const nodus_condition *c = &x->c->conditions[i];
 		char params[256];
@@ -1167,7 +1167,7 @@ static int register_plan(struct run_ctx *x, nodus_error *err)
 			 "{\"tenants\":%d,\"load\":%d,\"duty_cycle\":%g,\"active_thread_pct\":%d}",
 			 c->tenants, c->load, c->duty_cycle, c->active_thread_pct);
 		rc = nodus_store_put_condition(x->store, x->plan->digest, c->name,
-					       kinds[c->kind >= 1 && c->kind <= 6 ? c->kind : 0], params,
+					       nodus_condition_kind_name(c->kind), params,
 					       err);
 	}
 	return rc;

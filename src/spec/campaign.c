@@ -676,3 +676,16 @@ int nodus_campaign_find_workload(const nodus_campaign *c, const char *name)
 			return k;
 	return -1;
 }
+
+const char *nodus_condition_kind_name(int kind)
+{
+	return kind >= NODUS_COND_ISOLATED && kind <= NODUS_COND_REPLAY
+		       ? cond_names[kind - NODUS_COND_ISOLATED]
+		       : "?";
+}
+
+const char *nodus_load_name(int load)
+{
+	return load >= NODUS_LOAD_MEMBW && load <= NODUS_LOAD_MIXED ? load_names[load - NODUS_LOAD_MEMBW]
+								   : "none";
+}

@@ -257,6 +257,11 @@ int nodus_campaign_find_workload(const nodus_campaign *c, const char *name);
  * caller frees with free(). NULL on OOM. */
 char *nodus_json_canonical(const json_t *obj);
 
+/* The campaign spelling of a condition kind ("cpu-stress") and of a load
+ * kind ("membw"); "?" and "none" when out of range. */
+const char *nodus_condition_kind_name(int kind);
+const char *nodus_load_name(int load);
+
 /* Element size in bytes of a nodus_dtype; 0 if unknown. */
 size_t nodus_dtype_size(int dtype);
 const char *nodus_dtype_name(int dtype);
