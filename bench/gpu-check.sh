@@ -95,6 +95,8 @@ elif [ "$mode" = study ]; then
 	runcampaign "study" "$OUT/study-plan.json" "$work/study.db"
 	"$N" report "$work/study.db" --format json -o "$OUT/study-report.json" >>"$log" 2>&1
 	"$N" report "$work/study.db" --format text -o "$OUT/study-report.txt" >>"$log" 2>&1
+	python3 bench/conditions-check.py "$work/study.db" >"$OUT/conditions-check.txt" 2>>"$log"
+	row "conditions as declared" "$(tail -1 "$OUT/conditions-check.txt")"
 	left=$(pgrep -fc "$N __" || true)
 	row "left running after the study" "${left:-0} nodus worker/stressor processes"
 	"$N" plan suites/cuda/campaign.json -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
@@ -112,7 +114,8 @@ elif [ "$mode" = final ]; then
 	# run in the middle of an mps condition: what is left, and what the next
 	# run sweeps
 	kernels=build-gpu/tests/gpu/libnodus_gpu_test_kernels.so
-	timeout 120 build-gpu/tests/gpu/test-gpu-backend "$kernels" >>"$log" 2>&1
+	NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" timeout 120 \
+		build-gpu/tests/gpu/test-gpu-backend "$kernels" >>"$log" 2>&1
 	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
 	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
 	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"

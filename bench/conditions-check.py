@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Did each condition of a run happen as declared? Reads a record store nodus wrote.
+
+Usage: conditions-check.py STUDY.db
+
+Per record, from what nodus stored beside the declared setting:
+- isolated: NVML saw no other compute or MPS process before and after the pair;
+- timeslice: every declared co-tenant process was alive with a positive achieved rate,
+  and NVML listed at least tenants + 1 compute processes in some round;
+- mps: the same for the MPS clients, with an MPS daemon recorded, and NVML listed at least
+  tenants + 1 MPS clients (or compute processes) in some round;
+- streams: the in-process loads ran (streams_ok) with a positive achieved rate;
+- replay: each record is charged 1/(tenants + 1), and the condition's records overlap in
+  time (the shards really ran side by side).
+Prints one line per failed check and a summary; exit 1 if any check failed.
+"""
+import json
+import sqlite3
+import sys
+
+
+def main():
+    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    kinds = dict(db.execute("SELECT name, kind FROM conditions"))
+    params = {n: json.loads(p or "{}") for n, p in db.execute("SELECT name, params_json FROM conditions")}
+    rows = db.execute("SELECT pair_id, condition, status, charge_share, started_at, finished_at,"
+                      " detail_json FROM records WHERE final = 1").fetchall()
+    bad, checked = [], 0
+    spans = {}
+    for pid, cond, status, share, t0, t1, detail in rows:
+        d = json.loads(detail or "{}")
+        kind, tenants = kinds.get(cond), params.get(cond, {}).get("tenants", 0)
+        rounds = d.get("nvml_rounds", [])
+        max_compute = max([r.get("compute_procs", -1) for r in rounds] or [-1])
+        max_mps = max([r.get("mps_procs", -1) for r in rounds] or [-1])
+        checked += 1
+        where = f"{pid} [{cond}]"
+        if kind == "isolated":
+            for when in ("isolation_before", "isolation_after"):
+                iso = d.get(when, {})
+                if status != "NOT_ISOLATED" and iso.get("other_processes", 0) != 0:
+                    bad.append(f"{where}: {when} saw {iso.get('other_processes')} other processes")
+        elif kind in ("timeslice", "mps"):
+            a = d.get("condition_achieved", {})
+            if a.get("alive") != tenants or a.get("started") != tenants:
+                bad.append(f"{where}: {a.get('alive')} of {tenants} co-tenants alive")
+            if not a.get("achieved_total", 0) > 0:
+                bad.append(f"{where}: co-tenants achieved nothing")
+            if kind == "timeslice" and rounds and max_compute < tenants + 1:
+                bad.append(f"{where}: NVML saw at most {max_compute} compute processes")
+            if kind == "mps":
+                if "mps" not in d:
+                    bad.append(f"{where}: no MPS daemon recorded")
+                if rounds and max(max_mps, max_compute) < tenants + 1:
+                    bad.append(f"{where}: NVML saw at most {max_mps} MPS clients")
+        elif kind == "streams":
+            t = d.get("timing", {})
+            if status == "OK" and not (t.get("streams_ok") and t.get("streams_achieved_rate", 0) > 0):
+                bad.append(f"{where}: stream loads did not run ({t.get('streams_ok')})")
+        elif kind == "replay":
+            if abs(share - 1.0 / (tenants + 1)) > 1e-9:
+                bad.append(f"{where}: charged {share}, expected 1/{tenants + 1}")
+            spans.setdefault(cond, []).append((t0, t1))
+    for cond, s in spans.items():
+        s.sort()
+        overlap = sum(1 for a, b in zip(s, s[1:]) if b[0] < a[1])
+        if overlap == 0 and len(s) > 1:
+            bad.append(f"[{cond}]: no two records overlap in time: the shards did not run together")
+    for b in bad:
+        print("FAIL:", b)
+    print(f"conditions as declared: {checked} records checked, {len(bad)} problems"
+          f" -> {'PASS' if not bad else 'FAIL'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
