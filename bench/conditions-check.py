@@ -5,6 +5,7 @@ Usage: conditions-check.py STUDY.db
 
 Per record, from what nodus stored beside the declared setting:
 - isolated: NVML saw no other compute or MPS process before and after the pair;
+- cpu-stress: every declared stressor alive with a positive achieved rate;
 - timeslice: every declared co-tenant process was alive with a positive achieved rate,
   and NVML listed at least tenants + 1 compute processes in some round;
 - mps: the same for the MPS clients, with an MPS daemon recorded, and NVML listed at least
@@ -40,7 +41,7 @@ def main():
                 iso = d.get(when, {})
                 if status != "NOT_ISOLATED" and iso.get("other_processes", 0) != 0:
                     bad.append(f"{where}: {when} saw {iso.get('other_processes')} other processes")
-        elif kind in ("timeslice", "mps"):
+        elif kind in ("timeslice", "mps", "cpu-stress"):
             a = d.get("condition_achieved", {})
             if a.get("alive") != tenants or a.get("started") != tenants:
                 bad.append(f"{where}: {a.get('alive')} of {tenants} co-tenants alive")
