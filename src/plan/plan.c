@@ -205,6 +205,14 @@ static json_t *plan_build(const nodus_campaign *c, const char *plan_dir, nodus_e
 				   t->profile);
 	json_object_set_new(target, "price_per_device_hour_usd",
 			    t->has_price ? json_real(t->price_per_device_hour_usd) : json_null());
+	if (t->ceiling_bytes_per_s > 0 || t->ceiling_flops_per_s > 0) {
+		json_t *ceil = json_object();
+		if (t->ceiling_bytes_per_s > 0)
+			json_object_set_new(ceil, "bytes_per_s", json_real(t->ceiling_bytes_per_s));
+		if (t->ceiling_flops_per_s > 0)
+			json_object_set_new(ceil, "flops_per_s", json_real(t->ceiling_flops_per_s));
+		json_object_set_new(target, "ceilings", ceil);
+	}
 	plan = json_pack("{s:s, s:i, s:s, s:s, s:s, s:O, s:o, s:o, s:o, s:o, s:o, s:s}", "kind",
 			 "plan", "format", 1, "campaign", c->name, "campaign_path", rel,
 			 "campaign_sha256", sha, "files", b.files, "solutions", solutions_json(c),

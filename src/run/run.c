@@ -682,6 +682,44 @@ static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
 					     "compute_procs", compute, "mps_procs", mps));
 }
 
+/* Share of the roofline floor a measured time may undercut before it is
+ * called impossible (declared ceilings are measurements, not limits). */
+#define SPEED_OF_LIGHT_SLACK 0.9
+
+static double median_of_role(const struct attempt *a, int role);
+
+/* The speed-of-light guard: where the task declares a roofline and the
+ * target its measured ceilings, a candidate faster than the physical floor
+ * (bytes over bandwidth, flops over arithmetic rate) has not been measured
+ * doing the work, whatever its outputs say. */
+static void check_speed_of_light(struct run_ctx *x, struct attempt *a)
+{
+	const nodus_target *t = &x->c->target;
+	if (t->ceiling_bytes_per_s <= 0 && t->ceiling_flops_per_s <= 0)
+		return;
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(a->task, a->wl, 0, axes);
+	double bytes = 0, flops = 0, floor_ns = 0;
+	if (t->ceiling_bytes_per_s > 0 &&
+	    !nodus_roofline_eval(a->task->roofline_bytes, a->task, axes, &bytes))
+		floor_ns = fmax(floor_ns, bytes / t->ceiling_bytes_per_s * 1e9);
+	if (t->ceiling_flops_per_s > 0 &&
+	    !nodus_roofline_eval(a->task->roofline_flops, a->task, axes, &flops))
+		floor_ns = fmax(floor_ns, flops / t->ceiling_flops_per_s * 1e9);
+	if (floor_ns <= 0)
+		return;
+	double cand_ns = median_of_role(a, NODUS_ROLE_CANDIDATE);
+	json_object_set_new(a->detail, "speed_of_light",
+			    json_pack("{s:f,s:f,s:f,s:f}", "floor_ns", floor_ns, "bytes", bytes,
+				      "flops", flops, "candidate_median_ns", cand_ns));
+	if (cand_ns < floor_ns * SPEED_OF_LIGHT_SLACK)
+		set_status(a, NODUS_STATUS_REWARD_HACK, "speed_of_light",
+			   "candidate median %.0f ns per call is below the physical floor %.0f ns "
+			   "(%.3g bytes at %.3g B/s, %.3g flops at %.3g flop/s)",
+			   cand_ns, floor_ns, bytes, t->ceiling_bytes_per_s, flops,
+			   t->ceiling_flops_per_s);
+}
+
 /* ---- one worker's conversation ---- */
 
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
@@ -932,6 +970,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	converse(x, a, &w, 1);
 	if (a->status == NODUS_STATUS_OK) {
 		check_host_gap(a);
+		check_speed_of_light(x, a);
 		if (a->rounds == 0 || isnan(a->ci.estimate))
 			set_status(a, NODUS_STATUS_CRASH, "timing", "no timing rounds completed");
 	}

@@ -543,14 +543,17 @@ static void load_conditions(nodus__vctx *v, const json_t *obj, nodus_campaign *c
 
 static void load_target(nodus__vctx *v, const json_t *o, nodus_target *t)
 {
-	static const nodus__vfield f[] = {
-		{"backend", 1}, {"profile", 0}, {"price_per_device_hour_usd", 1}};
+	static const nodus__vfield f[] = {{"backend", 1},
+					  {"profile", 0},
+					  {"price_per_device_hour_usd", 1},
+					  {"ceilings", 0}};
+	static const nodus__vfield cf[] = {{"bytes_per_s", 0}, {"flops_per_s", 0}};
 	memset(t, 0, sizeof(*t));
 	if (!o)
 		return;
 	nodus__v_push_key(v, "target");
 	if (nodus__v_object(v, o, "a target object {\"backend\", \"profile\", ...}")) {
-		nodus__v_fields(v, o, f, 3);
+		nodus__v_fields(v, o, f, 4);
 		int b;
 		if (nodus__v_enum(v, o, "backend", backend_names, 2, &b) == 1)
 			t->backend = b + 1;
@@ -559,6 +562,22 @@ static void load_target(nodus__vctx *v, const json_t *o, nodus_target *t)
 		if (price && !json_is_null(price))
 			t->has_price = nodus__v_num(v, o, "price_per_device_hour_usd", 0, 0, 1e6, 0,
 						    &t->price_per_device_hour_usd) == 1;
+		/* measured ceilings of the target: a time below the roofline they
+		 * imply is not a speedup (the speed-of-light guard) */
+		json_t *ceil = json_object_get(o, "ceilings");
+		if (ceil) {
+			nodus__v_push_key(v, "ceilings");
+			if (nodus__v_object(v, ceil, "a ceilings object {\"bytes_per_s\", \"flops_per_s\"}")) {
+				nodus__v_fields(v, ceil, cf, 2);
+				if (json_object_get(ceil, "bytes_per_s"))
+					nodus__v_num(v, ceil, "bytes_per_s", 0, 1, 1e16, 0,
+						     &t->ceiling_bytes_per_s);
+				if (json_object_get(ceil, "flops_per_s"))
+					nodus__v_num(v, ceil, "flops_per_s", 0, 1, 1e19, 0,
+						     &t->ceiling_flops_per_s);
+			}
+			nodus__v_pop(v);
+		}
 	}
 	nodus__v_pop(v);
 }

@@ -191,6 +191,8 @@ typedef struct nodus_target {
 	int has_price;              /* 0: price unknown (null) */
 	double price_per_device_hour_usd; /* declared price, valid when has_price */
 	char profile[128];          /* declared profile, e.g. "H200 full GPU", "cpu" */
+	double ceiling_bytes_per_s; /* measured memory-bandwidth ceiling [bytes/s], 0 = unknown */
+	double ceiling_flops_per_s; /* measured arithmetic ceiling [flop/s], 0 = unknown */
 } nodus_target;
 
 typedef struct nodus_pair_spec {
@@ -256,6 +258,12 @@ int nodus_campaign_find_workload(const nodus_campaign *c, const char *name);
 /* Canonical JSON (sorted keys, compact, no floats reformatted) of obj;
  * caller frees with free(). NULL on OOM. */
 char *nodus_json_canonical(const json_t *obj);
+
+/* Evaluates a task's roofline expression (as validated: axes, integers,
+ * + - * / and parentheses) at the given axis values. Returns 0, or
+ * NODUS_EINVAL for an expression that does not evaluate (division by
+ * zero, an unknown axis). */
+int nodus_roofline_eval(const char *expr, const nodus_task *t, const int64_t *axes, double *out);
 
 /* The campaign spelling of a condition kind ("cpu-stress") and of a load
  * kind ("membw"); "?" and "none" when out of range. */

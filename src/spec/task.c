@@ -299,6 +299,114 @@ static void expr_sum(expr *e)
 	}
 }
 
+/* ---- evaluation (same grammar as the validator above) ---- */
+
+typedef struct eval {
+	const char *s;          /* the expression */
+	size_t i;               /* next byte */
+	int depth;              /* recursion guard */
+	const nodus_task *task; /* axes */
+	const int64_t *axes;    /* their values */
+	int bad;                /* 1 once it cannot be evaluated */
+} eval;
+
+static double eval_sum(eval *e);
+
+static double eval_factor(eval *e)
+{
+	while (e->s[e->i] == ' ')
+		e->i++;
+	char ch = e->s[e->i];
+	if (e->bad || ++e->depth > EXPR_MAX_NEST) {
+		e->bad = 1;
+		return 0;
+	}
+	double v = 0;
+	if (ch == '(') {
+		e->i++;
+		v = eval_sum(e);
+		while (e->s[e->i] == ' ')
+			e->i++;
+		if (e->s[e->i] == ')')
+			e->i++;
+		else
+			e->bad = 1;
+	} else if (ch == '-') {
+		e->i++;
+		v = -eval_factor(e);
+	} else if (isdigit((unsigned char)ch)) {
+		while (isdigit((unsigned char)e->s[e->i]))
+			v = v * 10 + (e->s[e->i++] - '0');
+	} else if (isalpha((unsigned char)ch) || ch == '_') {
+		char name[NODUS_NAME_MAX];
+		size_t n = 0;
+		while (isalnum((unsigned char)e->s[e->i]) || e->s[e->i] == '_') {
+			if (n + 1 < sizeof(name))
+				name[n++] = e->s[e->i];
+			e->i++;
+		}
+		name[n] = '\0';
+		int a = find_axis(e->task->axes, e->task->n_axes, name);
+		if (a < 0)
+			e->bad = 1;
+		else
+			v = (double)e->axes[a];
+	} else {
+		e->bad = 1;
+	}
+	e->depth--;
+	return v;
+}
+
+static double eval_product(eval *e)
+{
+	double v = eval_factor(e);
+	for (;;) {
+		while (e->s[e->i] == ' ')
+			e->i++;
+		char op = e->s[e->i];
+		if (e->bad || (op != '*' && op != '/'))
+			return v;
+		e->i++;
+		double r = eval_factor(e);
+		if (op == '*')
+			v *= r;
+		else if (r == 0)
+			e->bad = 1;
+		else
+			v /= r;
+	}
+}
+
+static double eval_sum(eval *e)
+{
+	double v = eval_product(e);
+	for (;;) {
+		while (e->s[e->i] == ' ')
+			e->i++;
+		char op = e->s[e->i];
+		if (e->bad || (op != '+' && op != '-'))
+			return v;
+		e->i++;
+		double r = eval_product(e);
+		v = op == '+' ? v + r : v - r;
+	}
+}
+
+int nodus_roofline_eval(const char *text, const nodus_task *t, const int64_t *axes, double *out)
+{
+	if (!text)
+		return NODUS_EINVAL;
+	eval e = {text, 0, 0, t, axes, 0};
+	double v = eval_sum(&e);
+	while (text[e.i] == ' ')
+		e.i++;
+	if (e.bad || text[e.i])
+		return NODUS_EINVAL;
+	*out = v;
+	return 0;
+}
+
 static char *roofline_expr(nodus__vctx *v, const json_t *obj, const char *key,
 			   const nodus_task *t)
 {
