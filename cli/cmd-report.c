@@ -13,7 +13,7 @@
 #include "report/report.h"
 
 static const char usage[] =
-	"usage: nodus report DB [--plan DIGEST] [--baseline NAME] [--format text|json|csv]\n"
+	"usage: nodus report DB [--plan DIGEST] [--baseline NAME] [--format text|json|csv|trace]\n"
 	"                       [-o FILE]\n\n"
 	"Compares, over the pairs of a plan, each condition's final labels with those of\n"
 	"the baseline condition: agreement matrix (failures and AMBIGUOUS included),\n"
@@ -24,8 +24,9 @@ static const char usage[] =
 	"  --plan DIGEST    the plan to report on (default: the latest plan in DB)\n"
 	"  --baseline NAME  the condition compared against (default: the plan's\n"
 	"                   condition of kind isolated)\n"
-	"  --format F       text (default), json (docs/report.md) or csv (one row per\n"
-	"                   pair and condition)\n"
+	"  --format F       text (default), json (docs/report.md), csv (one row per\n"
+	"                   pair and condition) or trace (FlashInfer-Bench Trace JSONL,\n"
+	"                   one line per final record)\n"
 	"  -o FILE          write the report to FILE instead of standard output\n\n"
 	"exit status: 0 ok, 2 bad usage, missing store or plan, 3 store error\n";
 
@@ -34,7 +35,7 @@ struct report_args {
 	const char *plan;             /* plan digest, or NULL for the latest */
 	const char *out;              /* output file, or NULL for stdout */
 	nodus_report_options opt;     /* baseline */
-	nodus_report_format format;   /* text, json or csv */
+	nodus_report_format format;   /* text, json, csv or trace */
 };
 
 static int parse_format(const char *s, nodus_report_format *f)
@@ -43,6 +44,8 @@ static int parse_format(const char *s, nodus_report_format *f)
 		*f = NODUS_REPORT_TEXT;
 	else if (strcmp(s, "json") == 0)
 		*f = NODUS_REPORT_JSON;
+	else if (strcmp(s, "trace") == 0)
+		*f = NODUS_REPORT_TRACE;
 	else if (strcmp(s, "csv") == 0)
 		*f = NODUS_REPORT_CSV;
 	else
@@ -78,7 +81,7 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 			*value = argv[i];
 			if (format && parse_format(format, &a->format)) {
 				*exit_code = nodus_cli_usage_error(
-					"report", "--format: expected text, json or csv, got '%s'",
+					"report", "--format: expected text, json, csv or trace, got '%s'",
 					format);
 				return -1;
 			}
@@ -139,10 +142,14 @@ int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx)
 	int rc = nodus_store_open_readonly(a.db, &s, &err);
 	if (rc == 0)
 		rc = nodus_report_load(s, a.plan, &data, &err);
-	if (rc == 0)
-		rc = nodus_report_compute(&data, &a.opt, &report, &err);
-	if (rc == 0)
-		rc = nodus_report_render(report, a.format, &text, &err);
+	if (rc == 0 && a.format == NODUS_REPORT_TRACE) {
+		rc = nodus_report_trace(&data, &text, &err);
+	} else {
+		if (rc == 0)
+			rc = nodus_report_compute(&data, &a.opt, &report, &err);
+		if (rc == 0)
+			rc = nodus_report_render(report, a.format, &text, &err);
+	}
 	if (rc) {
 		nodus_cli_print_error(&err);
 		exit_code = nodus_cli_exit_for(rc);

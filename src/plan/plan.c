@@ -183,6 +183,16 @@ static json_t *pairs_json(const nodus_campaign *c)
 				      "reference", ref->name, "candidate_hash", cand->hash,
 				      "reference_hash", ref->hash);
 		json_object_set_new(o, "expect", p->expect[0] ? json_string(p->expect) : json_null());
+		/* enough of the workload for a report to stand alone (trace export) */
+		const nodus_task *t = &c->tasks[w->task];
+		json_t *axes = json_object(), *inputs = json_array();
+		for (int a = 0; a < t->n_axes; a++)
+			if (!t->axes[a].is_const)
+				json_object_set_new(axes, t->axes[a].name, json_integer(w->axis_value[a]));
+		for (int i = 0; i < t->n_inputs; i++)
+			json_array_append_new(inputs, json_string(t->inputs[i].name));
+		json_object_set_new(o, "axes", axes);
+		json_object_set_new(o, "inputs", inputs);
 		json_array_append_new(arr, o);
 	}
 	return arr;
