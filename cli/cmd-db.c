@@ -18,12 +18,18 @@
 
 static const char usage[] =
 	"usage: nodus db info DB\n"
-	"       nodus db migrate DB\n\n"
+	"       nodus db migrate DB\n"
+	"       nodus db merge DB SHARD...\n\n"
 	"Inspects or maintains a nodus record store (an SQLite file).\n\n"
 	"  info DB      print the schema version and the number of plans, pairs,\n"
 	"               conditions, targets, records, final records and samples;\n"
 	"               read-only: never creates or changes DB\n"
-	"  migrate DB   apply the schema migrations DB lacks (DB must exist)\n\n"
+	"  migrate DB   apply the schema migrations DB lacks (DB must exist)\n"
+	"  merge DB SHARD...\n"
+	"               copy the records of stores written elsewhere (shards of a\n"
+	"               campaign run on several machines) into DB, each shard in one\n"
+	"               transaction; records DB already holds are not copied twice;\n"
+	"               two shards that both decided a pair-condition are refused\n\n"
 	"exit status: 0 ok, 2 DB missing or not a nodus store, 3 store error\n";
 
 static int fail(const nodus_error *err)
@@ -56,6 +62,22 @@ static int db_info(const char *path)
 	return NODUS_EXIT_OK;
 }
 
+static int db_merge(const char *path, int n, char **shards)
+{
+	nodus_error err = {0};
+	nodus_store *s = NULL;
+	int rc = nodus_store_open(path, &s, &err);
+	for (int i = 0; !rc && i < n; i++) {
+		int merged = 0, present = 0;
+		rc = nodus_store_merge(s, shards[i], &merged, &present, &err);
+		if (!rc)
+			printf("%s: %d record(s) merged, %d already present\n", shards[i], merged,
+			       present);
+	}
+	nodus_store_close(s);
+	return rc ? fail(&err) : NODUS_EXIT_OK;
+}
+
 static int db_migrate(const char *path)
 {
 	nodus_error err = {0};
@@ -78,17 +100,22 @@ int nodus_cmd_db(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
 	(void)ctx;
 	if (argc < 2)
-		return nodus_cli_usage_error("db", "missing subcommand (info or migrate)");
+		return nodus_cli_usage_error("db", "missing subcommand (info, migrate or merge)");
 	if (nodus_cli_is_help(argv[1])) {
 		fputs(usage, stdout);
 		return NODUS_EXIT_OK;
 	}
 	const char *sub = argv[1];
-	if (strcmp(sub, "info") != 0 && strcmp(sub, "migrate") != 0)
+	if (strcmp(sub, "info") != 0 && strcmp(sub, "migrate") != 0 && strcmp(sub, "merge") != 0)
 		return nodus_cli_usage_error("db", "unknown subcommand '%s'", sub);
 	if (argc > 2 && nodus_cli_is_help(argv[2])) {
 		fputs(usage, stdout);
 		return NODUS_EXIT_OK;
+	}
+	if (strcmp(sub, "merge") == 0) {
+		if (argc < 4)
+			return nodus_cli_usage_error("db", "merge takes the store and one or more shards");
+		return db_merge(argv[2], argc - 3, argv + 3);
 	}
 	if (argc != 3)
 		return nodus_cli_usage_error("db", "%s takes exactly one argument, the store file",

@@ -823,3 +823,107 @@ int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_j
 	return get_text(s, "SELECT fingerprint_json FROM targets WHERE target_hash = ?1",
 			target_hash, "target", out_json, err);
 }
+
+/* ---- merging shards ---- */
+
+#define RECORD_COLUMNS                                                                    \
+	"plan_digest, pair_id, condition, attempt, final, status, guard, label, speedup, " \
+	"ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, max_abs_err, "        \
+	"max_rel_err, matched_ratio, device_s, charge_share, compile_s, compile_cache_hits, " \
+	"validation_s, wall_s, target_hash, message, detail_json, started_at, finished_at"
+
+static const char *const merge_tables_sql[] = {
+	"INSERT OR IGNORE INTO plans (digest, name, plan_json, stored_at) "
+	"SELECT digest, name, plan_json, stored_at FROM shard.plans",
+	"INSERT OR IGNORE INTO pairs (plan_digest, pair_id, task, workload, candidate, reference, "
+	"cand_hash, ref_hash, expect) SELECT plan_digest, pair_id, task, workload, candidate, "
+	"reference, cand_hash, ref_hash, expect FROM shard.pairs",
+	"INSERT OR IGNORE INTO conditions (plan_digest, name, kind, params_json) "
+	"SELECT plan_digest, name, kind, params_json FROM shard.conditions",
+	"INSERT OR IGNORE INTO targets (target_hash, fingerprint_json, stored_at) "
+	"SELECT target_hash, fingerprint_json, stored_at FROM shard.targets",
+};
+
+/* Copies one shard record (and its samples) under a new id. */
+static int merge_record(nodus_store *s, int64_t old_id, nodus_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s,
+			 "INSERT INTO records (" RECORD_COLUMNS ") SELECT " RECORD_COLUMNS
+			 " FROM shard.records WHERE id = ?1",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, old_id);
+	if ((rc = step_done(s, st, "merging a record", err)))
+		return rc;
+	int64_t new_id = sqlite3_last_insert_rowid(s->db);
+	rc = prepare(s,
+		     "INSERT INTO samples (record_id, round, seq, role, copy, batch, flags, ns, "
+		     "host_ns, sm_clock_mhz) SELECT ?1, round, seq, role, copy, batch, flags, ns, "
+		     "host_ns, sm_clock_mhz FROM shard.samples WHERE record_id = ?2",
+		     &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, new_id);
+	sqlite3_bind_int64(st, 2, old_id);
+	return step_done(s, st, "merging samples", err);
+}
+
+int nodus_store_merge(nodus_store *s, const char *shard_path, int *merged, int *present,
+		      nodus_error *err)
+{
+	*merged = *present = 0;
+	nodus_store *shard = NULL;
+	int rc = nodus_store_open_readonly(shard_path, &shard, err);
+	if (rc)
+		return rc;
+	int shard_version = shard->version;
+	nodus_store_close(shard);
+	if (shard_version != s->version)
+		return NODUS_ERR(err, NODUS_EINVAL,
+				 "%s: schema version %d, expected %d (run `nodus db migrate` on it)",
+				 shard_path, shard_version, s->version);
+	sqlite3_stmt *st = NULL;
+	if ((rc = prepare(s, "ATTACH DATABASE ?1 AS shard", &st, err)))
+		return rc;
+	bind_text(st, 1, shard_path);
+	if ((rc = step_done(s, st, "attaching the shard", err)))
+		return rc;
+	if ((rc = exec_const(s, "BEGIN IMMEDIATE", "starting the merge", err)))
+		goto detach;
+	for (size_t i = 0; !rc && i < sizeof(merge_tables_sql) / sizeof(merge_tables_sql[0]); i++)
+		if (!(rc = prepare(s, merge_tables_sql[i], &st, err)))
+			rc = step_done(s, st, "merging plans, pairs, conditions and targets", err);
+	/* a record the store already has (same plan, pair, condition, attempt)
+	 * is the same attempt: it is counted, not copied twice */
+	if (!rc)
+		rc = prepare(s,
+			     "SELECT r.id, EXISTS (SELECT 1 FROM main.records m WHERE "
+			     "m.plan_digest = r.plan_digest AND m.pair_id = r.pair_id AND "
+			     "m.condition = r.condition AND m.attempt = r.attempt) "
+			     "FROM shard.records r ORDER BY r.id",
+			     &st, err);
+	if (!rc) {
+		int step;
+		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_int(st, 1)) {
+				(*present)++;
+				continue;
+			}
+			rc = merge_record(s, sqlite3_column_int64(st, 0), err);
+			if (!rc)
+				(*merged)++;
+		}
+		if (!rc && step != SQLITE_DONE)
+			rc = db_fail(s, err, "reading the shard's records");
+		sqlite3_finalize(st);
+	}
+	if (rc)
+		rollback(s); /* nothing of a failed merge stays */
+	else
+		rc = exec_const(s, "COMMIT", "committing the merge", err);
+detach:
+	exec_const(s, "DETACH DATABASE shard", "detaching the shard", NULL);
+	return rc;
+}

@@ -143,6 +143,16 @@ typedef int (*nodus_record_fn)(const nodus_record *r, void *ctx);
 int nodus_store_foreach_record(nodus_store *s, const char *digest, int final_only,
 			       int with_samples, nodus_record_fn fn, void *ctx, nodus_error *err);
 
+/* Merges the shard store at shard_path (same schema version) into s, in
+ * one transaction: its plans, pairs, conditions and targets where s lacks
+ * them, and every record (with its samples) that s does not already hold
+ * (same plan, pair, condition and attempt). Two shards that both decided a
+ * pair-condition (two final records) conflict: the merge is refused
+ * (NODUS_EINVAL, naming the store) and s is unchanged. *merged counts the
+ * records copied, *present those already there. */
+int nodus_store_merge(nodus_store *s, const char *shard_path, int *merged, int *present,
+		      nodus_error *err);
+
 /* The plan JSON text of digest (NULL = the most recent plan), heap, caller
  * frees; *out NULL with NODUS_ENOTFOUND if absent. */
 int nodus_store_get_plan(nodus_store *s, const char *digest, char **out_json, nodus_error *err);
