@@ -85,11 +85,10 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 		snprintf(camp, sizeof(camp), "%s/%s/campaign.json", suites, gpu ? "cuda" : "cpu");
 		if (gpu)
 			printf("nodus demo: a GPU is usable: running the GPU campaign %s\n", camp);
+		else if (force_cpu)
+			printf("nodus demo: running the CPU campaign %s\n", camp);
 		else
-			printf("nodus demo: running the CPU campaign %s%s%s\n", camp,
-			       force_cpu ? "" : " (no GPU: ", force_cpu ? "" : why);
-		if (!force_cpu && !gpu)
-			printf(")\n");
+			printf("nodus demo: running the CPU campaign %s (no GPU: %s)\n", camp, why);
 		campaign = camp;
 	}
 	if (out) {
