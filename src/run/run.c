@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -720,6 +721,46 @@ static void check_speed_of_light(struct run_ctx *x, struct attempt *a)
 			   t->ceiling_flops_per_s);
 }
 
+/* Fields that name one physical device rather than its profile: kept in
+ * the record's detail, left out of the target hash, so that an isolated
+ * recheck on another unit of the same profile (another H200, same driver,
+ * same toolchain) is comparable while a MIG slice or another driver is not. */
+static const char *const unit_fields[] = {"uuid", "cuda_uuid", "pci_bus_id"};
+
+/* Completes the worker's fingerprint with what the orchestrator knows
+ * (nodus version, compilers, build target, OS kernel), stores the target
+ * under the hash of its profile and keeps the unit's identity per record. */
+static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
+{
+	struct utsname u;
+	uname(&u);
+	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
+	json_object_set_new(fp, "nodus_version", json_string(NODUS_VERSION));
+	json_object_set_new(fp, "compiler", json_string(nodus_build_compiler_version(
+						    x->c->target.backend)));
+	json_object_set_new(fp, "host_compiler",
+			    json_string(nodus_build_compiler_version(NODUS_BACKEND_CPU)));
+	json_object_set_new(fp, "build_target",
+			    json_string(cuda ? (x->bopts.cuda_arch ? x->bopts.cuda_arch : "sm_90")
+					     : "host"));
+	json_object_set_new(fp, "os_kernel", json_string(u.release));
+	json_t *unit = json_object();
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
+		json_t *v = json_object_get(fp, unit_fields[i]);
+		if (v) {
+			json_object_set(unit, unit_fields[i], v);
+			json_object_del(fp, unit_fields[i]);
+		}
+	}
+	json_object_set_new(a->detail, "device_unit", unit);
+	char *canon = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
+	if (canon) {
+		nodus_sha256_hex(canon, strlen(canon), a->target_hash);
+		nodus_store_put_target(x->store, a->target_hash, canon, NULL);
+	}
+	free(canon);
+}
+
 /* ---- one worker's conversation ---- */
 
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
@@ -746,17 +787,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		if (type == NODUS_MSG_READY) {
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
 			json_t *fp = json_object_get(o, "fingerprint");
-			if (fp) {
-				json_object_set_new(fp, "nodus_version", json_string(NODUS_VERSION));
-				json_object_set_new(fp, "compiler", json_string(nodus_build_compiler_version(
-									     x->c->target.backend)));
-				char *canon = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
-				if (canon) {
-					nodus_sha256_hex(canon, strlen(canon), a->target_hash);
-					nodus_store_put_target(x->store, a->target_hash, canon, NULL);
-				}
-				free(canon);
-			}
+			if (fp)
+				record_target(x, a, fp);
 			json_decref(o);
 		} else if (type == NODUS_MSG_OUTPUT) {
 			on_output(a, &payload, !measure);
