@@ -13,7 +13,8 @@
 #include "report/report.h"
 
 static const char usage[] =
-	"usage: nodus report DB [--plan DIGEST] [--baseline NAME] [--format text|json|csv|trace]\n"
+	"usage: nodus report DB [--plan DIGEST] [--baseline NAME]\n"
+	"                    [--format text|json|csv|trace|html] [-o FILE]\n"
 	"                       [-o FILE]\n\n"
 	"Compares, over the pairs of a plan, each condition's final labels with those of\n"
 	"the baseline condition: agreement matrix (failures and AMBIGUOUS included),\n"
@@ -26,7 +27,8 @@ static const char usage[] =
 	"                   condition of kind isolated)\n"
 	"  --format F       text (default), json (docs/report.md), csv (one row per\n"
 	"                   pair and condition) or trace (FlashInfer-Bench Trace JSONL,\n"
-	"                   one line per final record)\n"
+	"                   one line per final record) or html (one page with the\n"
+	"                   tables and an interval figure per condition)\n"
 	"  -o FILE          write the report to FILE instead of standard output\n\n"
 	"exit status: 0 ok, 2 bad usage, missing store or plan, 3 store error\n";
 
@@ -46,6 +48,8 @@ static int parse_format(const char *s, nodus_report_format *f)
 		*f = NODUS_REPORT_JSON;
 	else if (strcmp(s, "trace") == 0)
 		*f = NODUS_REPORT_TRACE;
+	else if (strcmp(s, "html") == 0)
+		*f = NODUS_REPORT_HTML;
 	else if (strcmp(s, "csv") == 0)
 		*f = NODUS_REPORT_CSV;
 	else
@@ -81,7 +85,7 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 			*value = argv[i];
 			if (format && parse_format(format, &a->format)) {
 				*exit_code = nodus_cli_usage_error(
-					"report", "--format: expected text, json, csv or trace, got '%s'",
+					"report", "--format: expected text, json, csv, trace or html, got '%s'",
 					format);
 				return -1;
 			}

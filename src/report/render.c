@@ -274,6 +274,8 @@ int nodus_report_render(const json_t *report, nodus_report_format format, nodus_
 		render_text(report, out);
 	else if (format == NODUS_REPORT_CSV)
 		render_csv(report, out);
+	else if (format == NODUS_REPORT_HTML)
+		nodus__report_render_html(report, out);
 	else
 		return NODUS_ERR(err, NODUS_EINVAL, "unknown report format %d", (int)format);
 	/* The renderers do not check every append; nodus_buf keeps its

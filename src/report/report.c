@@ -551,11 +551,13 @@ static json_t *plan_section(const struct ctx *c)
 	json_t *name = json_object_get(c->plan, "name");
 	if (!json_is_string(name))
 		name = json_object_get(c->plan, "campaign");
-	return json_pack("{s:s, s:O, s:o, s:o, s:i, s:i, s:i}", "digest", c->d->plan_digest,
+	json_t *tie = json_object_get(json_object_get(c->plan, "judge"), "tie_margin");
+	return json_pack("{s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:o}", "digest", c->d->plan_digest,
 			 "name", json_is_string(name) ? name : json_null(),
 			 "price_per_device_hour_usd", jnum(c->price_usd), "price_reason",
 			 c->price_reason ? json_string(c->price_reason) : json_null(), "pairs",
-			 c->n_pairs, "conditions", c->n_conds, "records", c->d->n_records);
+			 c->n_pairs, "conditions", c->n_conds, "records", c->d->n_records,
+			 "tie_margin", json_is_number(tie) ? json_real(json_number_value(tie)) : json_null());
 }
 
 static int build(struct ctx *c, json_t **out, nodus_error *err)

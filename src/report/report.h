@@ -56,6 +56,9 @@ typedef struct nodus_report_options {
 	uint64_t seed;             /* bootstrap seed; 0 = NODUS_REPORT_SEED */
 } nodus_report_options;
 
+/* The report document as one HTML page (html.c), appended to b. */
+void nodus__report_render_html(const json_t *report, nodus_buf *b);
+
 /* Final records as FlashInfer-Bench Trace JSONL (one line each), appended
  * to out. Needs only the loaded data (no computation). */
 int nodus_report_trace(const nodus_report_data *d, nodus_buf *out, nodus_error *err);
@@ -64,7 +67,8 @@ typedef enum nodus_report_format {
 	NODUS_REPORT_TEXT,         /* readable terminal report */
 	NODUS_REPORT_JSON,         /* the document itself, indented, keys in order */
 	NODUS_REPORT_CSV,          /* one row per pair x condition, with a header row */
-	NODUS_REPORT_TRACE         /* FlashInfer-Bench Trace JSONL of the final records */
+	NODUS_REPORT_TRACE,        /* FlashInfer-Bench Trace JSONL of the final records */
+	NODUS_REPORT_HTML          /* one self-contained page with tables and interval figures */
 } nodus_report_format;
 
 void nodus_report_data_init(nodus_report_data *d);

@@ -62,6 +62,10 @@ for t in lines:
         assert "correctness" not in e and "performance" not in e, e
 print(f"t3400: {len(lines)} trace lines")
 PY
+# the HTML page: the label table and one interval figure per condition
+"$NODUS" report "$tmp/r.db" --format html -o "$tmp/r.html" || fail "html report exited $?"
+[ "$(grep -o "<svg" "$tmp/r.html" | wc -l)" -eq 2 ] || fail "html report lacks its two figures"
+grep -q "vec_add_4k/vec_add_unrolled/vec_add_ref" "$tmp/r.html" || fail "html report lacks the pair table"
 left=$(count_processes "$tmp/bin/nodus __")
 [ "$left" -eq 0 ] || fail "$left stressor/worker process(es) left running"
 exit $((fails > 0))

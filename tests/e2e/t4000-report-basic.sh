@@ -105,7 +105,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['baseline'
 [ ! -e "$tmp/none.db" ] && echo "ok: 2.1 not created" || { echo "FAIL: 2.1 created"; fails=$((fails + 1)); }
 "$NODUS" report "$db" --plan "$(printf 'f%.0s' $(seq 64))" >"$tmp/out" 2>"$tmp/err"; check "2.2 unknown plan" 2 $?
 grep_ok "2.2 message" "no plan" "$tmp/err"
-"$NODUS" report "$db" --format html >"$tmp/out" 2>"$tmp/err"; check "2.3 bad format" 2 $?
+"$NODUS" report "$db" --format pdf >"$tmp/out" 2>"$tmp/err"; check "2.3 bad format" 2 $?
 "$NODUS" report "$db" --baseline nope >"$tmp/out" 2>"$tmp/err"; check "2.4 bad baseline" 2 $?
 grep_ok "2.4 message" "baseline condition 'nope'" "$tmp/err"
 "$NODUS" report "$db" --frob >"$tmp/out" 2>"$tmp/err"; check "2.5 unknown option" 2 $?

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * html.c: the report as one self-contained HTML page (no scripts, no
+ * external files): the per-pair labels under every condition, and per
+ * condition its agreement, kappa, cost, false-fast pairs and a figure -
+ * each pair's speedup interval under the condition beside its interval in
+ * the baseline, on a log axis, with the tie band shaded. Everything comes
+ * from the report document (docs/report.md), nothing is recomputed.
+ * ------------------------------------------------------------------------ */
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+static void esc(nodus_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			nodus_buf_adds(b, "&lt;");
+			break;
+		case '>':
+			nodus_buf_adds(b, "&gt;");
+			break;
+		case '&':
+			nodus_buf_adds(b, "&amp;");
+			break;
+		case '"':
+			nodus_buf_adds(b, "&quot;");
+			break;
+		default:
+			nodus_buf_add(b, s, 1);
+		}
+	}
+}
+
+static const char *outcome_class(const char *o)
+{
+	if (strcmp(o, "FASTER") == 0)
+		return "f";
+	if (strcmp(o, "SLOWER") == 0)
+		return "s";
+	if (strcmp(o, "TIED") == 0)
+		return "t";
+	if (strcmp(o, "AMBIGUOUS") == 0)
+		return "a";
+	return "x";
+}
+
+static double num(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void interval_cell(nodus_buf *b, const json_t *sp)
+{
+	if (!sp || json_is_null(sp))
+		return;
+	nodus_buf_addf(b, " %.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"), num(sp, "hi"));
+}
+
+/* x position of speedup v on a log axis from lo to hi over width w */
+static double xpos(double v, double lo, double hi, double w)
+{
+	return 160 + (log(v) - log(lo)) / (log(hi) - log(lo)) * w;
+}
+
+static void figure(nodus_buf *b, const json_t *rep, const char *cond, const char *base,
+		   double delta)
+{
+	double lo = 1e300, hi = 0;
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(rep, "pairs"), i, p)
+	{
+		const char *names[2] = {cond, base};
+		for (int k = 0; k < 2; k++) {
+			json_t *sp = json_object_get(json_object_get(p, "speedups"), names[k]);
+			if (sp && !json_is_null(sp)) {
+				lo = fmin(lo, num(sp, "lo"));
+				hi = fmax(hi, num(sp, "hi"));
+			}
+		}
+	}
+	if (!(hi > 0) || !(lo > 0))
+		return;
+	lo = fmin(lo, 1 / (1 + delta)) / 1.2;
+	hi = fmax(hi, 1 + delta) * 1.2;
+	size_t n = json_array_size(json_object_get(rep, "pairs"));
+	double w = 560, h = 18.0 * (double)n + 30;
+	nodus_buf_addf(b, "<svg width=\"760\" height=\"%.0f\" font-size=\"10\">", h);
+	nodus_buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%.0f\" fill=\"#eee\"/>",
+		       xpos(1 / (1 + delta), lo, hi, w),
+		       xpos(1 + delta, lo, hi, w) - xpos(1 / (1 + delta), lo, hi, w), h - 20);
+	nodus_buf_addf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\" stroke=\"#999\"/>",
+		       xpos(1, lo, hi, w), xpos(1, lo, hi, w), h - 20);
+	for (double t = pow(10, floor(log10(lo))); t <= hi; t *= 10)
+		if (t >= lo)
+			nodus_buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\">%g</text>", xpos(t, lo, hi, w),
+				       h - 5, t);
+	json_array_foreach(json_object_get(rep, "pairs"), i, p)
+	{
+		double y = 18.0 * (double)i + 12;
+		nodus_buf_addf(b, "<text x=\"0\" y=\"%.0f\">", y + 3);
+		esc(b, sget(p, "candidate"));
+		nodus_buf_adds(b, "</text>");
+		const char *names[2] = {base, cond};
+		const char *colour[2] = {"#888", "#c33"};
+		for (int k = 0; k < 2; k++) {
+			json_t *sp = json_object_get(json_object_get(p, "speedups"), names[k]);
+			if (!sp || json_is_null(sp))
+				continue;
+			double yy = y + (k ? 3 : -3);
+			nodus_buf_addf(b,
+				       "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+				       "stroke=\"%s\" stroke-width=\"2\"/>"
+				       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
+				       xpos(num(sp, "lo"), lo, hi, w), xpos(num(sp, "hi"), lo, hi, w), yy,
+				       yy, colour[k], xpos(num(sp, "estimate"), lo, hi, w), yy,
+				       colour[k]);
+		}
+	}
+	nodus_buf_adds(b, "</svg><p class=\"n\">grey: baseline, red: this condition; shaded: the tie "
+			  "band [1/(1+&delta;), 1+&delta;]; log scale of reference time / candidate "
+			  "time</p>");
+}
+
+void nodus__report_render_html(const json_t *rep, nodus_buf *b)
+{
+	const char *base = sget(rep, "baseline");
+	const json_t *plan = json_object_get(rep, "plan");
+	double delta = num(plan, "tie_margin");
+	if (!isfinite(delta))
+		delta = 0.01;
+	nodus_buf_adds(b, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>nodus report");
+	nodus_buf_adds(b, "</title><style>body{font-family:sans-serif;margin:2em}"
+			  "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
+			  "padding:2px 6px}.f{background:#cfc}.s{background:#fcc}.t{background:#eef}"
+			  ".a{background:#ffc}.x{background:#ddd}.n{color:#666;font-size:11px}"
+			  "</style></head><body><h1>nodus report</h1><p>plan ");
+	esc(b, sget(plan, "digest"));
+	nodus_buf_adds(b, " (");
+	esc(b, sget(plan, "name"));
+	nodus_buf_adds(b, "), baseline <b>");
+	esc(b, base);
+	nodus_buf_adds(b, "</b></p><h2>Labels by pair</h2><table><tr><th>pair</th><th>expect</th>");
+	size_t i, k;
+	json_t *p, *c;
+	json_array_foreach(json_object_get(rep, "conditions"), k, c)
+	{
+		nodus_buf_adds(b, "<th>");
+		esc(b, sget(c, "name"));
+		nodus_buf_adds(b, "</th>");
+	}
+	nodus_buf_adds(b, "</tr>");
+	json_array_foreach(json_object_get(rep, "pairs"), i, p)
+	{
+		nodus_buf_adds(b, "<tr><td>");
+		esc(b, sget(p, "id"));
+		nodus_buf_adds(b, "</td><td>");
+		esc(b, sget(p, "expect"));
+		nodus_buf_adds(b, "</td>");
+		json_array_foreach(json_object_get(rep, "conditions"), k, c)
+		{
+			const char *o = sget(json_object_get(p, "labels"), sget(c, "name"));
+			nodus_buf_addf(b, "<td class=\"%s\">", outcome_class(o));
+			esc(b, o);
+			interval_cell(b, json_object_get(json_object_get(p, "speedups"), sget(c, "name")));
+			nodus_buf_adds(b, "</td>");
+		}
+		nodus_buf_adds(b, "</tr>");
+	}
+	nodus_buf_adds(b, "</table>");
+	json_array_foreach(json_object_get(rep, "conditions"), k, c)
+	{
+		const json_t *ag = json_object_get(c, "agreement"), *ka = json_object_get(c, "kappa");
+		nodus_buf_adds(b, "<h2>");
+		esc(b, sget(c, "name"));
+		nodus_buf_adds(b, " (");
+		esc(b, sget(c, "kind"));
+		nodus_buf_addf(b, ")</h2><p>agreement with %s: %.3f [%.3f, %.3f], &kappa; %.3f "
+				  "[%.3f, %.3f]; false-fast pairs: %zu; agreeing records per dollar: ",
+			       base, num(ag, "estimate"), num(ag, "lo"), num(ag, "hi"),
+			       num(ka, "estimate"), num(ka, "lo"), num(ka, "hi"),
+			       json_array_size(json_object_get(c, "false_fast")));
+		json_t *apu = json_object_get(c, "agreeing_per_usd");
+		if (json_is_number(apu))
+			nodus_buf_addf(b, "%.4g", json_number_value(apu));
+		else {
+			nodus_buf_adds(b, "unknown (");
+			esc(b, sget(c, "agreeing_per_usd_reason"));
+			nodus_buf_adds(b, ")");
+		}
+		nodus_buf_adds(b, "</p>");
+		figure(b, rep, sget(c, "name"), base, delta);
+	}
+	nodus_buf_adds(b, "</body></html>\n");
+}
