@@ -7,6 +7,10 @@
 #     bash bench/gpu-check.sh check         GPU tests, the CUDA campaign under
 #                                           `isolated` (run 1), the CUDA
 #                                           adversarial campaign, overhead figures
+#     bash bench/gpu-check.sh retest        the backend test, the isolated campaign
+#                                           twice into two databases and the
+#                                           test-retest, overhead, the CUDA
+#                                           adversarial and fault suite (one call)
 #     bash bench/gpu-check.sh study [RUN1]  the isolated campaign again from
 #                                           scratch (run 2) and the test-retest
 #                                           against RUN1 (a run-1 database brought
@@ -138,8 +142,28 @@ elif [ "$mode" = final ]; then
 		echo "== end"
 	} >"$OUT/kill-check.txt" 2>&1
 	row "kill check" "$(grep -c . "$OUT/kill-check.txt") lines in kill-check.txt"
+elif [ "$mode" = retest ]; then
+	# issue 4's test-retest in one call: the GPU backend test, the isolated
+	# campaign twice from scratch into two databases, their reports, the
+	# comparison, the overhead, and the CUDA adversarial and fault suite
+	NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" timeout 120 \
+		build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/gpu/libnodus_gpu_test_kernels.so >>"$log" 2>&1
+	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
+	"$N" plan suites/cuda/campaign.json -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	for i in 1 2; do
+		runcampaign "$i (isolated)" "$work/plan.json" "$work/run$i.db" --condition isolated
+		"$N" report "$work/run$i.db" --format json -o "$OUT/report-run$i.json" >>"$log" 2>&1
+	done
+	"$N" report "$work/run1.db" --format text -o "$OUT/report-run1.txt" >>"$log" 2>&1
+	python3 bench/retest.py "$work/run1.db" "$work/run2.db" >"$OUT/retest.txt" 2>>"$log"
+	row "test-retest" "$(tail -1 "$OUT/retest.txt")"
+	python3 bench/overhead.py "$work/run2.db" >"$OUT/overhead.txt" 2>>"$log"
+	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
+	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
+	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
+	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
 else
-	echo "usage: bench/gpu-check.sh check | study [RUN1.db] | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | study [RUN1.db] | final" >&2
 	exit 2
 fi
 
