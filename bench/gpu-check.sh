@@ -11,13 +11,11 @@
 #                                           twice into two databases and the
 #                                           test-retest, overhead, the CUDA
 #                                           adversarial and fault suite (one call)
-#     bash bench/gpu-check.sh study [RUN1]  the isolated campaign again from
-#                                           scratch (run 2) and the test-retest
-#                                           against RUN1 (a run-1 database brought
-#                                           back from `check`), then the sharing
-#                                           study (suites/cuda/study.json: isolated,
-#                                           timeslice, mps, streams, replay at two
-#                                           tenant counts) and its report
+#     bash bench/gpu-check.sh study         the sharing study (suites/cuda/study.json:
+#                                           isolated, timeslice, mps, streams, replay
+#                                           at two tenant counts, the isolated
+#                                           baseline again at the end), its reports
+#                                           and conditions-check.py
 # Logs, databases and reports go to $OUT (8 files at most come back); a short
 # table is printed last. The script never changes clocks, power, compute mode
 # or MIG and never resets the GPU; an MPS daemon is started only by nodus
@@ -26,7 +24,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
-run1_db=${2:-}
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/build-gpu/syslib:$PWD/build-gpu/tests/gpu:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
@@ -103,16 +100,6 @@ elif [ "$mode" = study ]; then
 	row "conditions as declared" "$(tail -1 "$OUT/conditions-check.txt")"
 	left=$(pgrep -fc "$N __" || true)
 	row "left running after the study" "${left:-0} nodus worker/stressor processes"
-	"$N" plan suites/cuda/campaign.json -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
-	runcampaign "2 (isolated)" "$work/plan.json" "$work/run2.db" --condition isolated
-	"$N" report "$work/run2.db" --format json -o "$OUT/report-run2.json" >>"$log" 2>&1
-	"$N" report "$work/run2.db" --format text -o "$OUT/report-run2.txt" >>"$log" 2>&1
-	if [ -n "$run1_db" ] && [ -f "$run1_db" ]; then
-		python3 bench/retest.py "$run1_db" "$work/run2.db" >"$OUT/retest.txt" 2>>"$log"
-		row "test-retest" "$(tail -1 "$OUT/retest.txt")"
-	fi
-	python3 bench/overhead.py "$work/run2.db" >"$OUT/overhead-run2.txt" 2>>"$log"
-	row "overhead run 2" "$(tail -1 "$OUT/overhead-run2.txt")"
 elif [ "$mode" = final ]; then
 	# the GPU backend test, the CUDA adversarial campaign, and a SIGKILL of a
 	# run in the middle of an mps condition: what is left, and what the next
@@ -162,8 +149,13 @@ elif [ "$mode" = retest ]; then
 	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
 	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
 	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
+	# the databases themselves, for analysis afterwards (WAL folded in first)
+	for db in run1 run2 adv; do
+		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db.db"
+	done
+	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db
 else
-	echo "usage: bench/gpu-check.sh check | retest | study [RUN1.db] | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | study | final" >&2
 	exit 2
 fi
 

@@ -525,19 +525,14 @@ static void load_conditions(nodus__vctx *v, const json_t *obj, nodus_campaign *c
 				where[c->n_conditions++] = k;
 			nodus__v_pop(v);
 		}
-		if (cd->kind == NODUS_COND_ISOLATED) {
-			if (isolated >= 0)
-				nodus__v_err_key(v, "kind", 0,
-						 "expected exactly one condition of kind isolated, got "
-						 "another (first at $.conditions[%d])",
-						 isolated);
-			else
-				isolated = k;
-		}
+		/* the first isolated condition is the baseline; later ones
+		 * re-run it as a recheck of itself */
+		if (cd->kind == NODUS_COND_ISOLATED && isolated < 0)
+			isolated = k;
 		nodus__v_pop(v);
 	}
 	if (n > 0 && isolated < 0)
-		nodus__v_err(v, 0, "expected exactly one condition of kind isolated, got none");
+		nodus__v_err(v, 0, "expected a condition of kind isolated (the baseline), got none");
 	nodus__v_pop(v);
 }
 

@@ -243,11 +243,11 @@ static void test_all_faults_of_a_campaign(void **state)
 		"\"kind\": \"isolated\"}],\n"
 		" \"target\": {\"backend\": \"cpu\", \"price_per_device_hour_usd\": null}}";
 	nodus_diags d = check_text(text);
-	assert_int_equal(d.count, 4);
+	/* a second isolated condition is a recheck of the baseline, not an error */
+	assert_int_equal(d.count, 3);
 	assert_at(&d, "$.solutions[1]", 3, 46, "unique solution name");
 	assert_at(&d, "$.pairs[0].candidate", 4, 52, "got \"nope\"");
 	assert_at(&d, "$.judge.trials", 5, 22, "[1, 1000]");
-	assert_at(&d, "$.conditions[1].kind", 6, 74, "exactly one condition of kind isolated");
 	nodus_diags_release(&d);
 }
 
