@@ -13,7 +13,8 @@ Per record, from what nodus stored beside the declared setting:
 - streams: the in-process loads ran (streams_ok) with a positive achieved rate;
 - replay: each record is charged 1/(tenants + 1), and the condition's records overlap in
   time (the shards really ran side by side).
-Prints one line per failed check and a summary; exit 1 if any check failed.
+Prints a table per condition (what was declared beside what was achieved), one line per
+failed check and a summary; exit 1 if any check failed.
 """
 import json
 import sqlite3
@@ -27,7 +28,7 @@ def main():
     rows = db.execute("SELECT pair_id, condition, status, charge_share, started_at, finished_at,"
                       " detail_json FROM records WHERE final = 1").fetchall()
     bad, checked = [], 0
-    spans = {}
+    spans, seen = {}, {}
     for pid, cond, status, share, t0, t1, detail in rows:
         d = json.loads(detail or "{}")
         kind, tenants = kinds.get(cond), params.get(cond, {}).get("tenants", 0)
@@ -35,6 +36,17 @@ def main():
         max_compute = max([r.get("compute_procs", -1) for r in rounds] or [-1])
         max_mps = max([r.get("mps_procs", -1) for r in rounds] or [-1])
         checked += 1
+        a = d.get("condition_achieved", {})
+        t = d.get("timing", {})
+        row = seen.setdefault(cond, dict(records=0, alive=[], rate=[], compute=[], mps=[], streams=[]))
+        row["records"] += 1
+        if "alive" in a:
+            row["alive"].append(a["alive"])
+            row["rate"].append(a.get("achieved_total", 0))
+        row["compute"].append(max_compute)
+        row["mps"].append(max_mps)
+        if "streams_achieved_rate" in t:
+            row["streams"].append(t["streams_achieved_rate"])
         where = f"{pid} [{cond}]"
         if kind == "isolated":
             for when in ("isolation_before", "isolation_after"):
@@ -67,6 +79,17 @@ def main():
         overlap = sum(1 for a, b in zip(s, s[1:]) if b[0] < a[1])
         if overlap == 0 and len(s) > 1:
             bad.append(f"[{cond}]: no two records overlap in time: the shards did not run together")
+    print(f"{'condition':<20} {'kind':<10} {'declared':>8} {'records':>7} {'alive min':>9} "
+          f"{'co-tenant rate median':>22} {'NVML compute max':>16} {'NVML MPS max':>12} {'overlaps':>8}")
+    for cond, row in seen.items():
+        kind, tenants = kinds.get(cond), params.get(cond, {}).get("tenants", 0)
+        rates = sorted(row["rate"] or row["streams"])
+        rate = f"{rates[len(rates) // 2] / 1e9:.1f} G/s" if rates else "-"
+        s = sorted(spans.get(cond, []))
+        overlap = sum(1 for x, y in zip(s, s[1:]) if y[0] < x[1]) if s else "-"
+        print(f"{cond:<20} {kind:<10} {tenants:>8} {row['records']:>7} "
+              f"{min(row['alive']) if row['alive'] else '-':>9} {rate:>22} "
+              f"{max(row['compute']):>16} {max(row['mps']):>12} {overlap:>8}")
     for b in bad:
         print("FAIL:", b)
     print(f"conditions as declared: {checked} records checked, {len(bad)} problems"

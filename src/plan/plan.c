@@ -121,14 +121,15 @@ static json_t *judge_json(const nodus_judge *j)
 		if (j->retry_on & (1u << s))
 			json_array_append_new(retry, json_string(nodus_status_name(s)));
 	return json_pack(
-		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:i,"
+		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:I, s:f, s:i,"
 		" s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f}",
 		"seed", (json_int_t)j->seed, "trials", j->trials, "recheck_reps", j->recheck_reps,
 		"determinism", j->determinism, "warmup_calls", j->warmup_calls, "warmup_ms",
 		j->warmup_ms, "min_rounds", j->min_rounds, "max_rounds", j->max_rounds,
 		"look_every", j->look_every, "samples_per_round", j->samples_per_round,
 		"input_copies", j->input_copies, "flush_cache", j->flush_cache, "min_sample_ns",
-		(json_int_t)j->min_sample_ns, "tie_margin", j->tie_margin, "confidence",
+		(json_int_t)j->min_sample_ns, "tie_margin", j->tie_margin, "tie_margin_short",
+		j->tie_margin_short, "short_kernel_ns", (json_int_t)j->short_kernel_ns, "confidence",
 		j->confidence, "bootstrap_resamples", j->bootstrap_resamples, "timeout_s",
 		j->timeout_s, "address_space_mb", (json_int_t)j->address_space_mb, "cpu_time_s",
 		j->cpu_time_s, "open_files", j->open_files, "processes", j->processes,

@@ -617,6 +617,18 @@ out:
 	return rc;
 }
 
+static double median_of_role(const struct attempt *a, int role);
+
+/* A launch-bound call shorter than short_kernel_ns cannot be timed as
+ * tightly as a long one (docs/protocol.md, the A/A noise floor per
+ * duration class), so it gets its own margin. */
+static double tie_margin_for(const nodus_judge *j, const struct attempt *a)
+{
+	double ref_ns = median_of_role(a, NODUS_ROLE_REFERENCE);
+	return ref_ns > 0 && ref_ns < (double)j->short_kernel_ns ? j->tie_margin_short
+								  : j->tie_margin;
+}
+
 /* Decides after a round: 'c' continue or 's' stop (label decided or last
  * round). Looks at min_rounds, every look_every after, and at max_rounds. */
 static char decide(struct run_ctx *x, struct attempt *a)
@@ -632,7 +644,7 @@ static char decide(struct run_ctx *x, struct attempt *a)
 	if (estimate(x, a, conf, &ci))
 		return r >= j->max_rounds ? 's' : 'c';
 	a->ci = ci;
-	a->label = nodus_stats_label(&ci, j->tie_margin);
+	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
 	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= j->max_rounds)
 		return 's';
 	return 'c';
@@ -686,8 +698,6 @@ static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
 /* Share of the roofline floor a measured time may undercut before it is
  * called impossible (declared ceilings are measurements, not limits). */
 #define SPEED_OF_LIGHT_SLACK 0.9
-
-static double median_of_role(const struct attempt *a, int role);
 
 /* The speed-of-light guard: where the task declares a roofline and the
  * target its measured ceilings, a candidate faster than the physical floor
@@ -1068,6 +1078,9 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 	}
 	if (x->cond->kind == NODUS_COND_MPS)
 		json_object_set_new(a->detail, "mps", nodus_mps_describe(&x->mps));
+	if (a->n_samples)
+		json_object_set_new(a->detail, "tie_margin",
+				    json_real(tie_margin_for(&x->c->judge, a)));
 	json_object_set_new(a->detail, "condition",
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",

@@ -352,6 +352,8 @@ static void judge_defaults(nodus_judge *j)
 	j->flush_cache = 1;
 	j->min_sample_ns = 200000;
 	j->tie_margin = 0.01;
+	j->tie_margin_short = -1; /* tie_margin unless declared (set after loading) */
+	j->short_kernel_ns = 10000;
 	j->confidence = 0.95;
 	j->bootstrap_resamples = 10000;
 	j->timeout_s = 60;
@@ -370,7 +372,8 @@ static const nodus__vfield judge_fields[] = {
 	{"determinism", 0},  {"warmup_calls", 0}, {"warmup_ms", 0},
 	{"min_rounds", 0},   {"max_rounds", 0},   {"look_every", 0},
 	{"samples_per_round", 0}, {"input_copies", 0}, {"flush_cache", 0},
-	{"min_sample_ns", 0}, {"tie_margin", 0},  {"confidence", 0},
+	{"min_sample_ns", 0}, {"tie_margin", 0},  {"tie_margin_short", 0},
+	{"short_kernel_ns", 0}, {"confidence", 0},
 	{"bootstrap_resamples", 0}, {"timeout_s", 0}, {"address_space_mb", 0},
 	{"cpu_time_s", 0},   {"open_files", 0},   {"processes", 0},
 	{"max_attempts", 0}, {"retry_on", 0},     {"isolation_max_busy_cores", 0}};
@@ -441,6 +444,9 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 	if (nodus__v_int(v, o, "min_sample_ns", 0, 10000000000LL, &x) == 1)
 		j->min_sample_ns = x;
 	nodus__v_num(v, o, "tie_margin", 0, 1, 1, 0, &j->tie_margin);
+	nodus__v_num(v, o, "tie_margin_short", 0, 1, 1, 0, &j->tie_margin_short);
+	if (nodus__v_int(v, o, "short_kernel_ns", 0, 10000000000LL, &x) == 1)
+		j->short_kernel_ns = x;
 	nodus__v_num(v, o, "confidence", 0.5, 0, 1, 1, &j->confidence);
 	judge_int(v, o, "bootstrap_resamples", 100, 1000000, &j->bootstrap_resamples);
 	nodus__v_num(v, o, "timeout_s", 0, 1, 86400, 0, &j->timeout_s);
@@ -599,6 +605,8 @@ static void load_all(nodus__vctx *v, const json_t *obj, const char *dir, nodus_c
 	else
 		load_pairs(v, obj, c);
 	load_judge(v, json_object_get(obj, "judge"), &c->judge);
+	if (c->judge.tie_margin_short < 0)
+		c->judge.tie_margin_short = c->judge.tie_margin;
 	load_conditions(v, obj, c);
 	nodus_buf_release(&l.text);
 	free(where);

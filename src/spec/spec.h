@@ -174,6 +174,8 @@ typedef struct nodus_judge {
 	int flush_cache;            /* 1: flush LLC / L2 before each sample */
 	int64_t min_sample_ns;      /* batch calls so one sample lasts at least this */
 	double tie_margin;          /* delta: TIED inside [1/(1+d), 1+d] */
+	double tie_margin_short;    /* delta for pairs whose reference call is short */
+	int64_t short_kernel_ns;    /* "short": reference median below this per call */
 	double confidence;          /* e.g. 0.95, over all looks together */
 	int bootstrap_resamples;    /* resamples for the interval */
 	double timeout_s;           /* wall-clock watchdog per worker */

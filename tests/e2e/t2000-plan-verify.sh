@@ -87,6 +87,13 @@ out=$("$NODUS" plan bad-campaign.json -o bad-plan.json 2>&1)
 [ $? -eq 2 ] || fail "plan of a bad campaign should exit 2"
 grep -qF 'bad-campaign.json:' <<<"$out" || fail "bad campaign fault not shown: $out"
 [ -e bad-plan.json ] && fail "a plan was written for a bad campaign"
+# every judge value is sealed, defaults included: no short-kernel margin
+# declared means the short margin is the tie margin
+python3 - plan.json <<'PY' || fail "judge defaults in the plan"
+import json, sys
+j = json.load(open(sys.argv[1]))["judge"]
+assert j["tie_margin_short"] == j["tie_margin"] and j["short_kernel_ns"] == 10000, j
+PY
 
 echo "$fails failures"
 [ "$fails" -eq 0 ]
