@@ -8,18 +8,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/audit.h"
 #include "cmd.h"
 #include "common/common.h"
 #include "plan/plan.h"
+#include "run/build.h"
 
 static int usage(void)
 {
-	printf("usage: nodus plan CAMPAIGN.json -o PLAN.json\n\n"
+	printf("usage: nodus plan CAMPAIGN.json -o PLAN.json [--cache DIR]\n\n"
 	       "Seals a campaign into a plan: the pairs, the judge with every default filled\n"
-	       "in, the conditions, the target, and the SHA-256 of every file the pairs\n"
-	       "depend on. Measurement runs only from a plan; 'nodus verify' checks one.\n\n"
-	       "  -o, --output PLAN.json   where to write the plan (replaced atomically)\n\n"
-	       "exit status: 0 sealed, 2 bad usage or campaign faults, 3 internal error\n");
+	       "in, the conditions, the target, the audit checks the campaign waives, and the\n"
+	       "SHA-256 of every file the pairs depend on. Measurement runs only from a plan;\n"
+	       "'nodus verify' checks one. First the judge is audited ('nodus audit'): a task\n"
+	       "failing a check the campaign does not waive is refused, and nothing is written.\n\n"
+	       "  -o, --output PLAN.json   where to write the plan (replaced atomically)\n"
+	       "  --cache DIR              compiled references for the audit\n"
+	       "                           (default: nodus-cache beside the plan)\n\n"
+	       "exit status: 0 sealed, 1 the audit failed, 2 bad usage or campaign faults,\n"
+	       "3 internal error\n");
 	return NODUS_EXIT_OK;
 }
 
@@ -50,10 +57,51 @@ static void print_summary(const nodus_plan *p)
 		printf("price unknown (null): costs will be reported as unknown\n");
 }
 
+/* Runs the judge audit; 0 when every task passes or is waived. Campaign
+ * faults are left to the sealing that follows, which reports them. */
+static int audit_campaign(const char *campaign, const char *out, const char *cache,
+			  const nodus_cli_ctx *ctx)
+{
+	nodus_diags diags = NODUS_DIAGS_INIT;
+	nodus_campaign *c = NULL;
+	int rc = nodus_campaign_load(campaign, &c, &diags);
+	nodus_diags_release(&diags);
+	if (rc)
+		return 0;
+	char inc[1024], dir[1024];
+	if (!cache) {
+		snprintf(dir, sizeof(dir), "%s", out);
+		char *slash = strrchr(dir, '/');
+		snprintf(slash ? slash + 1 : dir, sizeof(dir) - (size_t)(slash ? slash + 1 - dir : 0),
+			 "nodus-cache");
+		cache = dir;
+	}
+	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1};
+	json_t *report = NULL;
+	int failed = 0;
+	nodus_error err = {0};
+	rc = nodus_audit_campaign(c, &o, &report, &failed, &err);
+	nodus_campaign_free(c);
+	if (rc) {
+		nodus_cli_print_error(&err);
+		return -1;
+	}
+	if (failed)
+		nodus_audit_print(report, stderr);
+	else
+		printf("audit: %zu task-workload(s) pass\n", json_array_size(json_object_get(report, "items")));
+	json_decref(report);
+	if (failed)
+		fprintf(stderr, "nodus plan: the judge audit failed for %d task-workload(s): fix the "
+			"task or workload, or waive the named check in the campaign's audit.waive "
+			"(docs/audit.md); no plan written\n",
+			failed);
+	return failed;
+}
+
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
-	(void)ctx;
-	const char *campaign = NULL, *out = NULL;
+	const char *campaign = NULL, *out = NULL, *cache = NULL;
 	for (int k = 1; k < argc; k++) {
 		if (nodus_cli_is_help(argv[k]))
 			return usage();
@@ -63,6 +111,10 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 			out = argv[k];
 		} else if (strncmp(argv[k], "--output=", 9) == 0) {
 			out = argv[k] + 9;
+		} else if (strcmp(argv[k], "--cache") == 0) {
+			if (++k >= argc)
+				return nodus_cli_usage_error("plan", "--cache needs a directory");
+			cache = argv[k];
 		} else if (argv[k][0] == '-' && argv[k][1]) {
 			return nodus_cli_usage_error("plan", "unknown option '%s'", argv[k]);
 		} else if (campaign) {
@@ -73,6 +125,10 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	if (!campaign || !out || !out[0])
 		return nodus_cli_usage_error("plan", "expected CAMPAIGN.json -o PLAN.json");
+
+	int audit = audit_campaign(campaign, out, cache, ctx);
+	if (audit)
+		return audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
 
 	nodus_diags diags = NODUS_DIAGS_INIT;
 	nodus_error err = {0};

@@ -55,6 +55,7 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_gpustress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_help(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx);

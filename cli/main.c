@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{"__gpustress", nodus_cmd_gpustress, CMD_HIDDEN, "internal: a GPU co-tenant process"},
 	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
 	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
+	{"audit", nodus_cmd_audit, 0, "can the judge's inputs tell right kernels from wrong ones?"},
 	{"calibrate", nodus_cmd_calibrate, 0, "run the A/A pairs and report the noise floor"},
 	{"check", nodus_cmd_check, 0, "validate task, workload, solution and campaign files"},
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},

@@ -88,6 +88,8 @@ static int plan_float(fill_plan *p)
 		return a > 0.0 && a < 1.0 ? 0 : NODUS_EINVAL;
 	case NODUS_DIST_AFFINE_SHIFT:
 		return a > 0.0 ? 0 : NODUS_EINVAL;
+	case NODUS_DIST_CONSTANT:
+		return 0;
 	}
 	return NODUS_EINVAL;
 }
@@ -133,6 +135,8 @@ static int plan_fill(fill_plan *p, int dtype, const nodus_dist *dist,
 	p->tensor = tensor_index;
 	p->int_low = 0;
 	p->int_span = 0;
+	if (p->kind == NODUS_DIST_CONSTANT && !nodus__judge_dtype_is_float(dtype))
+		p->kind = NODUS_DIST_INT_RANGE; /* [a, a] */
 	if (p->kind == NODUS_DIST_INT_RANGE || p->kind == NODUS_DIST_INDEX) {
 		/* Integers: only negation means something, and never for
 		 * indices (they must stay in range) or unsigned bytes. */
@@ -163,6 +167,8 @@ static double draw_float(const fill_plan *p, const uint32_t w[4], int *sign)
 		return 1.0 + *sign * p->a * (0.1 + 0.9 * u);
 	case NODUS_DIST_AFFINE_SHIFT:
 		return *sign * p->a * (0.1 + 0.9 * u);
+	case NODUS_DIST_CONSTANT:
+		return p->a;
 	}
 	return 0.0;
 }

@@ -114,6 +114,19 @@ static int add_spec_files(builder *b, const nodus_campaign *c)
 	return rc;
 }
 
+/* The audit checks the campaign waives (docs/audit.md), in its order. */
+static json_t *audit_json(const nodus_campaign *c)
+{
+	json_t *waive = json_array();
+	for (int k = 0; k < c->n_waivers; k++) {
+		const nodus_waiver *w = &c->waivers[k];
+		json_array_append_new(waive, json_pack("{s:s, s:s?, s:s, s:s}", "task", w->task,
+						       "workload", w->workload[0] ? w->workload : NULL,
+						       "check", w->check, "reason", w->reason));
+	}
+	return json_pack("{s:o}", "waive", waive);
+}
+
 static json_t *judge_json(const nodus_judge *j)
 {
 	json_t *retry = json_array();
@@ -232,6 +245,8 @@ static json_t *plan_build(const nodus_campaign *c, const char *plan_dir, nodus_e
 			 "nodus " NODUS_VERSION);
 	if (!plan)
 		NODUS_ERR(err, NODUS_ENOMEM, "out of memory building the plan");
+	else
+		json_object_set_new(plan, "audit", audit_json(c));
 out:
 	json_decref(b.files);
 	return plan;
@@ -481,7 +496,8 @@ static int plan_compare(const char *plan_path, const json_t *sealed, const json_
 {
 	static const char *const members[] = {"kind",  "format",    "campaign",
 					      "campaign_path", "campaign_sha256", "files",
-					      "solutions", "pairs", "judge", "conditions", "target"};
+					      "solutions", "pairs", "judge", "conditions", "target",
+					      "audit"};
 	int rc = 0;
 	for (size_t k = 0; k < NODUS_ARRAY_SIZE(members); k++) {
 		if (json_equal(json_object_get(sealed, members[k]),

@@ -28,7 +28,8 @@
 
 static const nodus__vfield campaign_fields[] = {
 	{"kind", 1},  {"format", 1}, {"name", 1},  {"tasks", 1},      {"workloads", 1},
-	{"solutions", 1}, {"pairs", 1}, {"judge", 0}, {"conditions", 1}, {"target", 1}};
+	{"solutions", 1}, {"pairs", 1}, {"judge", 0}, {"conditions", 1}, {"target", 1},
+	{"audit", 0}};
 
 static const char *const backend_names[] = {"cpu", "cuda"};
 static const char *const cond_names[] = {"isolated", "cpu-stress", "timeslice",
@@ -585,6 +586,69 @@ static void load_target(nodus__vctx *v, const json_t *o, nodus_target *t)
 
 /* ---- campaign ---- */
 
+static const nodus__vfield waiver_fields[] = {
+	{"task", 1}, {"workload", 0}, {"check", 1}, {"reason", 1}};
+
+/* "audit": {"waive": [{"task", "workload"?, "check", "reason"}]}: checks
+ * of `nodus audit` a campaign deliberately accepts failing, each with why. */
+static void load_audit(nodus__vctx *v, const json_t *o, nodus_campaign *c)
+{
+	static const nodus__vfield f[] = {{"waive", 0}};
+	if (!o)
+		return;
+	nodus__v_push_key(v, "audit");
+	if (!nodus__v_object(v, o, "an audit object {\"waive\": [...]}")) {
+		nodus__v_pop(v);
+		return;
+	}
+	nodus__v_fields(v, o, f, 1);
+	json_t *arr = json_object_get(o, "waive");
+	if (arr) {
+		nodus__v_push_key(v, "waive");
+		int n = nodus__v_array(v, arr, 0, NODUS_MAX_WAIVERS, "waivers");
+		for (int k = 0; k < n; k++) {
+			json_t *w = json_array_get(arr, (size_t)k);
+			nodus_waiver *x = &c->waivers[c->n_waivers];
+			memset(x, 0, sizeof(*x));
+			nodus__v_push_index(v, (size_t)k);
+			if (nodus__v_object(v, w, "a waiver {\"task\", \"check\", \"reason\"}")) {
+				nodus__v_fields(v, w, waiver_fields, NODUS_ARRAY_SIZE(waiver_fields));
+				int t = -1;
+				if (nodus__v_name(v, w, "task", x->task, sizeof(x->task)) == 1 &&
+				    (t = nodus_campaign_find_task(c, x->task)) < 0)
+					nodus__v_err_key(v, "task", 0,
+							 "expected a task of the campaign, got \"%s\"",
+							 x->task);
+				if (json_object_get(w, "workload") &&
+				    nodus__v_name(v, w, "workload", x->workload,
+						  sizeof(x->workload)) == 1) {
+					int found = 0;
+					for (int i = 0; i < c->n_workloads; i++)
+						found |= strcmp(c->workloads[i].name, x->workload) == 0 &&
+							 c->workloads[i].task == t;
+					if (!found)
+						nodus__v_err_key(v, "workload", 0,
+								 "expected a workload of task \"%s\", "
+								 "got \"%s\"",
+								 x->task, x->workload);
+				}
+				if (nodus__v_str(v, w, "check", x->check, sizeof(x->check)) == 1 &&
+				    !x->check[0])
+					nodus__v_err_key(v, "check", 0,
+							 "expected a check name of nodus audit, got \"\"");
+				if (nodus__v_str(v, w, "reason", x->reason, sizeof(x->reason)) == 1 &&
+				    !x->reason[0])
+					nodus__v_err_key(v, "reason", 0,
+							 "expected why the check is waived, got \"\"");
+				c->n_waivers++;
+			}
+			nodus__v_pop(v);
+		}
+		nodus__v_pop(v);
+	}
+	nodus__v_pop(v);
+}
+
 static void load_all(nodus__vctx *v, const json_t *obj, const char *dir, nodus_campaign *c,
 		     nodus_diags *diags)
 {
@@ -608,6 +672,8 @@ static void load_all(nodus__vctx *v, const json_t *obj, const char *dir, nodus_c
 	if (c->judge.tie_margin_short < 0)
 		c->judge.tie_margin_short = c->judge.tie_margin;
 	load_conditions(v, obj, c);
+	if (c->tasks && c->workloads)
+		load_audit(v, json_object_get(obj, "audit"), c);
 	nodus_buf_release(&l.text);
 	free(where);
 }

@@ -43,7 +43,8 @@ typedef enum nodus_dist_kind {
 	NODUS_DIST_AFFINE_SHIFT, /* u, 0.1*a <= |u| <= a: near but never equal to 0; a=spread > 0 */
 	NODUS_DIST_POSITIVE,     /* [a, b), 0 < a < b */
 	NODUS_DIST_INT_RANGE,    /* integers in [a, b] */
-	NODUS_DIST_INDEX         /* integers in [0, value of axis) */
+	NODUS_DIST_INDEX,        /* integers in [0, value of axis) */
+	NODUS_DIST_CONSTANT      /* every element a: a naive judge, flagged by nodus audit */
 } nodus_dist_kind;
 
 typedef struct nodus_dist {
@@ -206,6 +207,16 @@ typedef struct nodus_pair_spec {
 				     * AMBIGUOUS), EQUIVALENT, FAIL, a status name, or "" */
 } nodus_pair_spec;
 
+/* A check of `nodus audit` the campaign waives for a task (and, when
+ * workload is set, only for that workload); recorded in the plan. */
+#define NODUS_MAX_WAIVERS 64
+typedef struct nodus_waiver {
+	char task[NODUS_NAME_MAX];
+	char workload[NODUS_NAME_MAX]; /* "" = every workload of the task */
+	char check[128];               /* e.g. "constant_input:weight" */
+	char reason[256];
+} nodus_waiver;
+
 typedef struct nodus_campaign {
 	char name[NODUS_NAME_MAX];  /* the campaign's name */
 	char file[512];             /* the campaign file as given to nodus_campaign_load */
@@ -217,6 +228,8 @@ typedef struct nodus_campaign {
 	nodus_condition *conditions;/* exactly one isolated */
 	nodus_judge judge;          /* defaults filled in */
 	nodus_target target;        /* as declared */
+	int n_waivers;              /* audit.waive entries */
+	nodus_waiver waivers[NODUS_MAX_WAIVERS];
 	json_t *json;               /* the campaign object, owned */
 } nodus_campaign;
 

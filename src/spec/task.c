@@ -21,7 +21,7 @@
 
 static const char *const dist_names[] = {"normal",       "uniform",  "affine_scale",
 					 "affine_shift", "positive", "int_range",
-					 "index"};
+					 "index",        "constant"};
 
 static int dtype_is_int(int dtype)
 {
@@ -87,8 +87,9 @@ static const nodus__vfield dist_fields[][4] = {
 	{{"dist", 1}, {"low", 1}, {"high", 1}},
 	{{"dist", 1}, {"low", 1}, {"high", 1}},
 	{{"dist", 1}, {"axis", 1}},
+	{{"dist", 1}, {"value", 1}},
 };
-static const size_t dist_nfields[] = {3, 3, 2, 2, 3, 3, 2};
+static const size_t dist_nfields[] = {3, 3, 2, 2, 3, 3, 2, 2};
 
 /* Checks low < high (strict) or low <= high, reporting at .high. */
 static void check_order(nodus__vctx *v, int ok_low, int ok_high, double lo, double hi, int strict)
@@ -138,7 +139,7 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 	if (!json_object_get(j, "dist")) {
 		nodus__v_err_key(v, "dist", 0,
 				 "expected required field \"dist\" (normal, uniform, affine_scale, "
-				 "affine_shift, positive, int_range, index), got an object without it");
+				 "affine_shift, positive, int_range, index, constant), got an object without it");
 		return -1;
 	}
 	if (nodus__v_enum(v, j, "dist", dist_names, NODUS_ARRAY_SIZE(dist_names), &kind) != 1)
@@ -146,7 +147,7 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 	out->kind = kind + 1;
 	nodus__v_fields(v, j, dist_fields[kind], dist_nfields[kind]);
 	int int_dist = out->kind == NODUS_DIST_INT_RANGE || out->kind == NODUS_DIST_INDEX;
-	if (dtype > 0 && dtype_is_int(dtype) != int_dist) {
+	if (dtype > 0 && out->kind != NODUS_DIST_CONSTANT && dtype_is_int(dtype) != int_dist) {
 		nodus__v_err_key(v, "dist", 0, "expected %s for a %s tensor, got \"%s\"",
 				 int_dist ? "a floating distribution (normal, uniform, "
 					    "affine_scale, affine_shift, positive)"
@@ -181,6 +182,17 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 		break;
 	case NODUS_DIST_INDEX:
 		dist_index(v, j, axes, n_axes, out);
+		break;
+	case NODUS_DIST_CONSTANT:
+		if (dtype > 0 && dtype_is_int(dtype)) {
+			int64_t lo, hi, x = 0;
+			dtype_int_range(dtype, &lo, &hi);
+			if (nodus__v_int(v, j, "value", lo, hi, &x) == 1)
+				out->a = out->b = (double)x;
+		} else {
+			nodus__v_num(v, j, "value", -max, 0, max, 0, &out->a);
+			out->b = out->a;
+		}
 		break;
 	}
 	return v->n_errors > before ? -1 : 1;

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * audit.c: the judge audit (audit.h, docs/audit.md).
+ *
+ * A wrong candidate f' of the kinds the audit knows computes the reference
+ * f on transformed inputs: dropping the weight is f(x, 1, b), x*(1+w) is
+ * f(x, 1 + w, b), the bias before the scale is f(x, w, b*w). So the judge
+ * rejects f' exactly when f on the transformed inputs falls outside the
+ * tolerance of f on the judge's own inputs, and the audit can decide that
+ * by calling the reference alone, with no wrong kernel written.
+ *
+ * The calls happen in a child process forked before any device is opened
+ * (a CUDA context does not survive fork), which writes its findings as one
+ * JSON text to a pipe; the parent only parses it, with a deadline.
+ * ------------------------------------------------------------------------ */
+#define _POSIX_C_SOURCE 200809L
+#include "audit/audit.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "judge/judge.h"
+#include "run/build.h"
+#include "run/protocol.h"
+
+#define AUDIT_SEED 0x61756469ULL /* "audi": any fixed seed; the audit is deterministic */
+#define AUDIT_WORKSPACE_BYTES ((size_t)4 << 20)
+#define AUDIT_DEADLINE_S 300
+
+/* ---- the child: calling the reference ---- */
+
+struct ref_run {
+	const nodus_backend_ops *ops;
+	void *dev;
+	const nodus_task *t;
+	const nodus_workload *w;
+	nodus_tolerance tol;
+	int64_t axes[NODUS_MAX_AXES];
+	const char *axis_names[NODUS_MAX_AXES];
+	nodus_entry_fn entry;
+	void *d_in[NODUS_MAX_INPUTS], *d_out[NODUS_MAX_OUTPUTS], *d_ws;
+	nodus_tensor tin[NODUS_MAX_INPUTS], tout[NODUS_MAX_OUTPUTS];
+	nodus_call call;
+	void *base_in[NODUS_MAX_INPUTS];   /* the judge's inputs */
+	void *base_out[NODUS_MAX_OUTPUTS]; /* the reference's outputs on them */
+	void *in[NODUS_MAX_INPUTS];        /* scratch inputs for a variation */
+	void *out[NODUS_MAX_OUTPUTS];      /* outputs of the variation */
+	json_t *findings;
+};
+
+static size_t tensor_bytes(const nodus_tensor_spec *ts, const int64_t *axes)
+{
+	return (size_t)nodus__tensor_numel(ts, axes) * nodus_dtype_size(ts->dtype);
+}
+
+static const nodus_dist *input_dist(const nodus_task *t, const nodus_workload *w, int i)
+{
+	return w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init;
+}
+
+static void finding(json_t *list, const char *check, int passed, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void finding(json_t *list, const char *check, int passed, const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	json_array_append_new(list, json_pack("{s:s, s:b, s:b, s:s}", "check", check, "passed",
+					      passed, "waived", 0, "detail", detail));
+}
+
+/* Calls the reference on host inputs `in`, leaving its outputs in `out`. */
+static int call_reference(struct ref_run *r, void *const *in, void *const *out, char *why,
+			  size_t why_size)
+{
+	nodus_error err = {0};
+	int rc = 0, status = 0;
+	for (int i = 0; !rc && i < r->t->n_inputs; i++)
+		rc = r->ops->upload(r->dev, r->d_in[i], in[i], tensor_bytes(&r->t->inputs[i], r->axes),
+				    &err);
+	for (int o = 0; !rc && o < r->t->n_outputs; o++) {
+		const nodus_tensor_spec *ts = &r->t->outputs[o];
+		nodus_judge_poison(out[o], ts->dtype, nodus__tensor_numel(ts, r->axes));
+		rc = r->ops->upload(r->dev, r->d_out[o], out[o], tensor_bytes(ts, r->axes), &err);
+	}
+	if (!rc)
+		rc = r->ops->call_sync(r->dev, r->entry, &r->call, &status, &err);
+	for (int o = 0; !rc && o < r->t->n_outputs; o++)
+		rc = r->ops->download(r->dev, out[o], r->d_out[o],
+				      tensor_bytes(&r->t->outputs[o], r->axes), &err);
+	if (rc) {
+		nodus_error_format(&err, why, why_size);
+		return rc;
+	}
+	if (status) {
+		snprintf(why, why_size, "the reference returned %d", status);
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 when every output of the variation is within tolerance of the base
+ * outputs, i.e. the judge cannot tell the two apart. */
+static int judge_accepts(struct ref_run *r, char *detail, size_t size)
+{
+	for (int o = 0; o < r->t->n_outputs; o++) {
+		const nodus_tensor_spec *ts = &r->t->outputs[o];
+		nodus_check chk;
+		nodus_judge_compare(ts->name, r->out[o], r->base_out[o], ts->dtype,
+				    nodus__tensor_numel(ts, r->axes), &r->tol, &chk);
+		if (chk.status != NODUS_STATUS_OK) {
+			snprintf(detail, size, "rejected: %s", chk.detail[0] ? chk.detail : chk.guard);
+			return 0;
+		}
+	}
+	snprintf(detail, size, "every output within tolerance of the reference's");
+	return 1;
+}
+
+static void copy_base_inputs(struct ref_run *r)
+{
+	for (int i = 0; i < r->t->n_inputs; i++)
+		memcpy(r->in[i], r->base_in[i], tensor_bytes(&r->t->inputs[i], r->axes));
+}
+
+/* Runs the reference on r->in and records check `name`: it passes when
+ * the judge rejects the result (want_reject) or accepts it (!want_reject). */
+static void variation(struct ref_run *r, const char *name, int want_reject, const char *what)
+{
+	char why[512], detail[600];
+	if (call_reference(r, r->in, r->out, why, sizeof(why))) {
+		finding(r->findings, name, 0, "%s: the reference failed: %s", what, why);
+		return;
+	}
+	int accepted = judge_accepts(r, why, sizeof(why));
+	snprintf(detail, sizeof(detail), "%s: %s", what, why);
+	finding(r->findings, name, want_reject ? !accepted : accepted, "%s", detail);
+}
+
+static int64_t numel_of(struct ref_run *r, int i)
+{
+	return nodus__tensor_numel(&r->t->inputs[i], r->axes);
+}
+
+static void checks_outputs(struct ref_run *r)
+{
+	const nodus_task *t = r->t;
+	/* another seed: an output that does not follow its inputs */
+	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0x5eed, -1};
+	nodus__instance_fill(t, r->w, &other, 0, 1, r->in);
+	variation(r, "constant_output", 1, "inputs drawn with another seed");
+	/* magnitude against atol */
+	double peak = 0;
+	for (int o = 0; o < t->n_outputs; o++) {
+		int64_t n = nodus__tensor_numel(&t->outputs[o], r->axes);
+		for (int64_t e = 0; e < n; e++) {
+			double v = fabs(nodus_judge_load(r->base_out[o], t->outputs[o].dtype, e));
+			if (isfinite(v) && v > peak)
+				peak = v;
+		}
+	}
+	finding(r->findings, "output_below_atol", peak > r->tol.atol,
+		"largest |output| %.3g against atol %.3g", peak, r->tol.atol);
+	/* a bfloat16 implementation: the outputs rounded to 8 significant bits */
+	int rounded = 0;
+	for (int o = 0; o < t->n_outputs; o++) {
+		int dt = t->outputs[o].dtype;
+		int64_t n = nodus__tensor_numel(&t->outputs[o], r->axes);
+		size_t bytes = tensor_bytes(&t->outputs[o], r->axes);
+		memcpy(r->out[o], r->base_out[o], bytes);
+		if (dt != NODUS_DTYPE_FLOAT32 && dt != NODUS_DTYPE_FLOAT64)
+			continue;
+		rounded = 1;
+		for (int64_t e = 0; e < n; e++) {
+			double v = nodus_judge_load(r->out[o], dt, e);
+			int ex;
+			double m = frexp(v, &ex);
+			nodus_judge_store(r->out[o], dt, e, isfinite(v) ? ldexp(nearbyint(m * 256.0) / 256.0, ex) : v);
+		}
+	}
+	if (rounded) {
+		char why[512];
+		int accepted = judge_accepts(r, why, sizeof(why));
+		finding(r->findings, "loose_tolerance", !accepted,
+			"outputs rounded to bfloat16 precision: %s", why);
+	}
+}
+
+static void checks_inputs(struct ref_run *r)
+{
+	const nodus_task *t = r->t;
+	char name[160], what[256];
+	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0xd1ff, -1};
+	for (int i = 0; i < t->n_inputs; i++) {
+		const nodus_tensor_spec *ts = &t->inputs[i];
+		const nodus_dist *d = input_dist(t, r->w, i);
+		/* a dead input: redrawing it alone leaves the output in tolerance */
+		copy_base_inputs(r);
+		void *fresh[NODUS_MAX_INPUTS];
+		for (int k = 0; k < t->n_inputs; k++)
+			fresh[k] = k == i ? r->in[k] : NULL;
+		for (int k = 0; k < t->n_inputs; k++)
+			if (k != i)
+				fresh[k] = malloc(tensor_bytes(&t->inputs[k], r->axes) + 8);
+		nodus__instance_fill(t, r->w, &other, 0, 1, fresh);
+		for (int k = 0; k < t->n_inputs; k++)
+			if (k != i)
+				free(fresh[k]);
+		snprintf(name, sizeof(name), "dead_input:%s", ts->name);
+		snprintf(what, sizeof(what), "%s redrawn alone", ts->name);
+		variation(r, name, 1, what);
+		/* a draw of one sign where the reference takes the other */
+		int signed_float = ts->dtype != NODUS_DTYPE_INT32 && ts->dtype != NODUS_DTYPE_INT64 &&
+				   ts->dtype != NODUS_DTYPE_UINT8;
+		/* a declared negate variant draws the other sign in the trials */
+		int nonneg = (d->kind == NODUS_DIST_POSITIVE ||
+			      (d->kind == NODUS_DIST_UNIFORM && d->a >= 0)) &&
+			     !(ts->variants & NODUS_VARIANT_NEGATE);
+		if (signed_float && nonneg) {
+			copy_base_inputs(r);
+			for (int64_t e = 0; e < numel_of(r, i); e++)
+				nodus_judge_store(r->in[i], ts->dtype, e,
+						  -nodus_judge_load(r->in[i], ts->dtype, e));
+			char why[512];
+			snprintf(name, sizeof(name), "sign_restricted:%s", ts->name);
+			if (call_reference(r, r->in, r->out, why, sizeof(why))) {
+				finding(r->findings, name, 1, "%s negated: the reference fails (%s)",
+					ts->name, why);
+				continue;
+			}
+			int finite = 1;
+			for (int o = 0; o < t->n_outputs && finite; o++)
+				for (int64_t e = 0; e < nodus__tensor_numel(&t->outputs[o], r->axes); e++)
+					if (!isfinite(nodus_judge_load(r->out[o], t->outputs[o].dtype, e))) {
+						finite = 0;
+						break;
+					}
+			finding(r->findings, name, !finite,
+				finite ? "%s is drawn >= 0, but the reference takes its negation: "
+					 "negative values are never tested"
+				       : "%s negated gives non-finite outputs: the sign is the task's",
+				ts->name);
+		}
+	}
+}
+
+/* The wrong formulas the task's affine inputs make possible. */
+static void checks_mutations(struct ref_run *r)
+{
+	const nodus_task *t = r->t;
+	char name[160], what[256];
+	for (int i = 0; i < t->n_inputs; i++) {
+		int kind = t->inputs[i].init.kind, dt = t->inputs[i].dtype;
+		if (kind != NODUS_DIST_AFFINE_SCALE && kind != NODUS_DIST_AFFINE_SHIFT)
+			continue;
+		const char *in = t->inputs[i].name;
+		double identity = kind == NODUS_DIST_AFFINE_SCALE ? 1.0 : 0.0;
+		copy_base_inputs(r);
+		for (int64_t e = 0; e < numel_of(r, i); e++)
+			nodus_judge_store(r->in[i], dt, e, identity);
+		snprintf(name, sizeof(name), "mutation:drop:%s", in);
+		snprintf(what, sizeof(what), "%s left out (%s = %g)", in, in, identity);
+		variation(r, name, 1, what);
+		if (kind == NODUS_DIST_AFFINE_SCALE) {
+			copy_base_inputs(r);
+			for (int64_t e = 0; e < numel_of(r, i); e++)
+				nodus_judge_store(r->in[i], dt, e, 1.0 + nodus_judge_load(r->in[i], dt, e));
+			snprintf(name, sizeof(name), "mutation:one_plus:%s", in);
+			snprintf(what, sizeof(what), "1 + %s used for %s", in, in);
+			variation(r, name, 1, what);
+		}
+		for (int j = 0; kind == NODUS_DIST_AFFINE_SCALE && j < t->n_inputs; j++) {
+			if (t->inputs[j].init.kind != NODUS_DIST_AFFINE_SHIFT ||
+			    numel_of(r, j) != numel_of(r, i) || t->inputs[j].dtype != dt)
+				continue;
+			const char *sh = t->inputs[j].name;
+			copy_base_inputs(r);
+			memcpy(r->in[i], r->base_in[j], tensor_bytes(&t->inputs[i], r->axes));
+			memcpy(r->in[j], r->base_in[i], tensor_bytes(&t->inputs[j], r->axes));
+			snprintf(name, sizeof(name), "mutation:swap:%s", sh);
+			snprintf(what, sizeof(what), "%s and %s exchanged", in, sh);
+			variation(r, name, 1, what);
+			copy_base_inputs(r);
+			for (int64_t e = 0; e < numel_of(r, j); e++)
+				nodus_judge_store(r->in[j], dt, e,
+						  nodus_judge_load(r->in[j], dt, e) *
+							  nodus_judge_load(r->in[i], dt, e));
+			snprintf(name, sizeof(name), "mutation:bias_first:%s", sh);
+			snprintf(what, sizeof(what), "%s added before the scale by %s", sh, in);
+			variation(r, name, 1, what);
+		}
+	}
+}
+
+/* Everything the child does; returns its findings or a reason to skip. */
+static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
+			   const nodus_solution *s, const nodus_audit_opts *o)
+{
+	json_t *res = json_object();
+	nodus_error err = {0};
+	char why[1024];
+	struct ref_run r;
+	memset(&r, 0, sizeof(r));
+	r.t = &c->tasks[w->task];
+	r.w = w;
+	r.tol = w->has_tolerance ? w->tolerance : r.t->tolerance;
+	r.findings = json_array();
+	if (s->backend == NODUS_BACKEND_CUDA) {
+		if (nodus_backend_cuda_load(&r.ops, &err)) {
+			nodus_error_format(&err, why, sizeof(why));
+			json_object_set_new(res, "run", json_sprintf("skipped: no cuda backend (%s)", why));
+			return res;
+		}
+	} else {
+		r.ops = nodus_backend_cpu();
+	}
+	if (r.ops->open(&r.dev, &err)) {
+		nodus_error_format(&err, why, sizeof(why));
+		json_object_set_new(res, "run", json_sprintf("skipped: no GPU (%s)", why));
+		return res;
+	}
+	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0};
+	nodus_build_result br;
+	if (nodus_build_solution(s, &bo, &br, &err) || !br.ok) {
+		json_object_set_new(res, "run", json_sprintf("failed: the reference does not build: %s",
+							     br.ok ? err.message : br.log));
+		return res;
+	}
+	void *dl = dlopen(br.so_path, RTLD_NOW | RTLD_LOCAL);
+	void *sym = dl ? dlsym(dl, s->entry) : NULL;
+	if (!sym) {
+		json_object_set_new(res, "run", json_sprintf("failed: cannot load the reference: %s",
+							     dlerror()));
+		return res;
+	}
+	memcpy(&r.entry, &sym, sizeof(sym));
+	nodus__instance_axes(r.t, w, 0, r.axes);
+	for (int a = 0; a < r.t->n_axes; a++)
+		r.axis_names[a] = r.t->axes[a].name;
+	int rc = r.ops->alloc(r.dev, AUDIT_WORKSPACE_BYTES, &r.d_ws, &err);
+	for (int i = 0; !rc && i < r.t->n_inputs; i++) {
+		const nodus_tensor_spec *ts = &r.t->inputs[i];
+		size_t n = tensor_bytes(ts, r.axes);
+		r.base_in[i] = malloc(n + 8);
+		r.in[i] = malloc(n + 8);
+		rc = !r.base_in[i] || !r.in[i] || r.ops->alloc(r.dev, n, &r.d_in[i], &err);
+		r.tin[i] = (nodus_tensor){r.d_in[i], ts->dtype, ts->ndim, {0},
+					  nodus__tensor_numel(ts, r.axes), (int64_t)n, ts->name};
+		for (int d = 0; d < ts->ndim; d++)
+			r.tin[i].shape[d] = r.axes[ts->axis[d]];
+	}
+	for (int k = 0; !rc && k < r.t->n_outputs; k++) {
+		const nodus_tensor_spec *ts = &r.t->outputs[k];
+		size_t n = tensor_bytes(ts, r.axes);
+		r.base_out[k] = malloc(n + 8);
+		r.out[k] = malloc(n + 8);
+		rc = !r.base_out[k] || !r.out[k] || r.ops->alloc(r.dev, n, &r.d_out[k], &err);
+		r.tout[k] = (nodus_tensor){r.d_out[k], ts->dtype, ts->ndim, {0},
+					   nodus__tensor_numel(ts, r.axes), (int64_t)n, ts->name};
+		for (int d = 0; d < ts->ndim; d++)
+			r.tout[k].shape[d] = r.axes[ts->axis[d]];
+	}
+	if (rc) {
+		json_object_set_new(res, "run", json_string("failed: out of memory for the audit"));
+		return res;
+	}
+	r.call = (nodus_call){NODUS_ABI_VERSION, sizeof(nodus_call), r.t->n_inputs, r.t->n_outputs,
+			      r.tin, r.tout, r.t->n_axes, 0, r.axis_names, r.axes,
+			      r.ops->stream(r.dev), r.d_ws, (int64_t)AUDIT_WORKSPACE_BYTES};
+	char setup_name[NODUS_NAME_MAX + 8];
+	snprintf(setup_name, sizeof(setup_name), "%s_setup", s->entry);
+	void *setup = dlsym(dl, setup_name);
+	int status = 0;
+	if (setup) {
+		nodus_entry_fn fn;
+		memcpy(&fn, &setup, sizeof(setup));
+		if (r.ops->call_sync(r.dev, fn, &r.call, &status, &err) || status) {
+			json_object_set_new(res, "run", json_string("failed: the reference's setup failed"));
+			return res;
+		}
+	}
+	nodus_instance base = {0, 0, 0, -1, AUDIT_SEED, -1};
+	if (nodus__instance_fill(r.t, w, &base, 0, 1, r.base_in) ||
+	    call_reference(&r, r.base_in, r.base_out, why, sizeof(why))) {
+		json_object_set_new(res, "run", json_sprintf("failed: the reference does not run: %s", why));
+		return res;
+	}
+	checks_outputs(&r);
+	checks_inputs(&r);
+	checks_mutations(&r);
+	json_object_set_new(res, "run", json_string("ran"));
+	json_object_set_new(res, "findings", r.findings);
+	return res; /* the child exits: the OS takes back the rest */
+}
+
+/* Forks, runs child_audit there, and reads its JSON back. */
+static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
+			 const nodus_audit_opts *o)
+{
+	int fds[2];
+	if (pipe(fds))
+		return json_pack("{s:s}", "run", "failed: cannot create a pipe");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return json_pack("{s:s}", "run", "failed: cannot fork");
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		json_t *res = child_audit(c, w, s, o);
+		char *text = json_dumps(res, JSON_COMPACT);
+		for (size_t off = 0, len = text ? strlen(text) : 0; off < len;) {
+			ssize_t n = write(fds[1], text + off, len - off);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	nodus_buf b = NODUS_BUF_INIT;
+	char chunk[65536];
+	int timed_out = 0;
+	for (;;) {
+		struct pollfd p = {fds[0], POLLIN, 0};
+		int n = poll(&p, 1, AUDIT_DEADLINE_S * 1000);
+		if (n == 0) {
+			timed_out = 1;
+			break;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		ssize_t got = n > 0 ? read(fds[0], chunk, sizeof(chunk)) : -1;
+		if (got <= 0)
+			break;
+		nodus_buf_add(&b, chunk, (size_t)got);
+	}
+	close(fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	json_t *res = NULL;
+	if (!timed_out && b.len)
+		res = json_loadb(b.data, b.len, 0, NULL);
+	nodus_buf_release(&b);
+	if (res)
+		return res;
+	if (timed_out)
+		return json_pack("{s:s}", "run", "failed: the reference did not finish within the deadline");
+	return json_pack("{s:o}", "run",
+			 json_sprintf("failed: the audit process ended (%s %d) without a result",
+				      WIFSIGNALED(st) ? "signal" : "status",
+				      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)));
+}
+
+/* ---- the parent: items, waivers, verdicts ---- */
+
+static const nodus_waiver *waiver_for(const nodus_campaign *c, const char *task,
+				      const char *workload, const char *check)
+{
+	for (int k = 0; k < c->n_waivers; k++) {
+		const nodus_waiver *x = &c->waivers[k];
+		if (strcmp(x->task, task) == 0 && strcmp(x->check, check) == 0 &&
+		    (!x->workload[0] || strcmp(x->workload, workload) == 0))
+			return x;
+	}
+	return NULL;
+}
+
+int nodus_audit_campaign(const nodus_campaign *c, const nodus_audit_opts *o, json_t **report,
+			 int *failed, nodus_error *err)
+{
+	json_t *items = json_array();
+	*failed = 0;
+	if (!items)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the audit");
+	for (int wi = 0; wi < c->n_workloads; wi++) {
+		const nodus_workload *w = &c->workloads[wi];
+		int ref = -1;
+		for (int p = 0; p < c->n_pairs && ref < 0; p++)
+			if (c->pairs[p].workload == wi)
+				ref = c->pairs[p].reference;
+		if (ref < 0 || w->task < 0)
+			continue; /* a workload no pair measures is never judged */
+		const nodus_task *t = &c->tasks[w->task];
+		const nodus_solution *s = &c->solutions[ref];
+		json_t *findings = json_array();
+		for (int i = 0; i < t->n_inputs; i++) {
+			const nodus_dist *d = input_dist(t, w, i);
+			int constant = d->kind == NODUS_DIST_CONSTANT ||
+				       (d->kind == NODUS_DIST_INT_RANGE && d->a == d->b);
+			char name[160];
+			snprintf(name, sizeof(name), "constant_input:%s", t->inputs[i].name);
+			finding(findings, name, !constant,
+				constant ? "%s is drawn as the one value %g: a formula that ignores "
+					   "it, or uses its identity, passes"
+					 : "%s is drawn from a distribution",
+				t->inputs[i].name, d->a);
+		}
+		json_t *run = o->run_references ? run_child(c, w, s, o)
+						: json_pack("{s:s}", "run", "skipped: not asked");
+		json_t *more = json_object_get(run, "findings");
+		size_t k;
+		json_t *f;
+		json_array_foreach(more, k, f) json_array_append(findings, f);
+		const char *how = json_string_value(json_object_get(run, "run"));
+		int bad = how && strncmp(how, "failed", 6) == 0;
+		json_array_foreach(findings, k, f)
+		{
+			if (json_is_true(json_object_get(f, "passed")))
+				continue;
+			const nodus_waiver *x = waiver_for(
+				c, t->name, w->name, json_string_value(json_object_get(f, "check")));
+			if (x) {
+				json_object_set_new(f, "waived", json_true());
+				json_object_set_new(f, "waiver_reason", json_string(x->reason));
+			} else {
+				bad = 1;
+			}
+		}
+		*failed += bad;
+		json_array_append_new(items, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o}", "task",
+						       t->name, "workload", w->name, "reference",
+						       s->name, "verdict", bad ? "FAIL" : "PASS",
+						       "run", how, "findings", findings));
+		json_decref(run);
+	}
+	*report = json_pack("{s:s, s:s, s:o}", "campaign", c->name, "verdict",
+			    *failed ? "FAIL" : "PASS", "items", items);
+	return *report ? 0 : NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the audit");
+}
+
+void nodus_audit_print(const json_t *report, FILE *f)
+{
+	size_t i, k;
+	json_t *it, *x;
+	int n = 0, bad = 0;
+	json_array_foreach(json_object_get(report, "items"), i, it)
+	{
+		n++;
+		const char *verdict = json_string_value(json_object_get(it, "verdict"));
+		bad += strcmp(verdict, "PASS") != 0;
+		fprintf(f, "%s %s/%s (reference %s; calls: %s)\n", verdict,
+			json_string_value(json_object_get(it, "task")),
+			json_string_value(json_object_get(it, "workload")),
+			json_string_value(json_object_get(it, "reference")),
+			json_string_value(json_object_get(it, "run")));
+		json_array_foreach(json_object_get(it, "findings"), k, x)
+		{
+			if (json_is_true(json_object_get(x, "passed")))
+				continue;
+			int waived = json_is_true(json_object_get(x, "waived"));
+			fprintf(f, "  %s %s: %s%s%s\n", waived ? "waived" : "FAIL",
+				json_string_value(json_object_get(x, "check")),
+				json_string_value(json_object_get(x, "detail")),
+				waived ? "; waived: " : "",
+				waived ? json_string_value(json_object_get(x, "waiver_reason")) : "");
+		}
+	}
+	fprintf(f, "audit of %s: %d task-workload(s), %d failing -> %s\n",
+		json_string_value(json_object_get(report, "campaign")), n, bad, bad ? "FAIL" : "PASS");
+}
