@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * rmsnorm_ref.c: reference for the rmsnorm task (suites/cpu).
+ *
+ * y[r, c] = x[r, c] / sqrt(mean_c x[r, c]^2 + 1e-6) * weight[c]. Naive but
+ * correct: one pass with a single double accumulator (every add waits for
+ * the previous one), then an output pass that takes a square root and
+ * divides for every element.
+ * ------------------------------------------------------------------------ */
+#include <math.h>
+
+#include "nodus/solution.h"
+
+int rmsnorm_ref(const nodus_call *call)
+{
+	const float *x = call->inputs[0].data;
+	const float *w = call->inputs[1].data;
+	float *y = call->outputs[0].data;
+	int64_t rows = nodus_call_axis(call, "rows");
+	int64_t cols = nodus_call_axis(call, "cols");
+
+	for (int64_t r = 0; r < rows; r++) {
+		const float *xr = x + r * cols;
+		double sq = 0.0;
+		float ms;
+
+		for (int64_t c = 0; c < cols; c++)
+			sq += (double)xr[c] * xr[c];
+		ms = (float)(sq / (double)cols);
+		for (int64_t c = 0; c < cols; c++)
+			y[r * cols + c] = xr[c] / sqrtf(ms + 1e-6f) * w[c];
+	}
+	return 0;
+}
