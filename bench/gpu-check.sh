@@ -10,7 +10,9 @@
 #     bash bench/gpu-check.sh retest        the backend test, the isolated campaign
 #                                           twice into two databases and the
 #                                           test-retest, overhead, the CUDA
-#                                           adversarial and fault suite (one call)
+#                                           adversarial and fault suite, the judge
+#                                           audit of the CUDA suites and the
+#                                           identity-input regressions (one call)
 #     bash bench/gpu-check.sh study         the sharing study (suites/cuda/study.json:
 #                                           isolated, timeslice, mps, streams, replay
 #                                           at two tenant counts, the isolated
@@ -136,24 +138,39 @@ elif [ "$mode" = retest ]; then
 	NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" timeout 120 \
 		build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/gpu/libnodus_gpu_test_kernels.so >>"$log" 2>&1
 	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
-	"$N" plan suites/cuda/campaign.json -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
 	for i in 1 2; do
 		runcampaign "$i (isolated)" "$work/plan.json" "$work/run$i.db" --condition isolated
 		"$N" report "$work/run$i.db" --format json -o "$OUT/report-run$i.json" >>"$log" 2>&1
 	done
-	"$N" report "$work/run1.db" --format text -o "$OUT/report-run1.txt" >>"$log" 2>&1
+	"$N" report "$work/run1.db" --format text -o "$work/report-run1.txt" >>"$log" 2>&1
+	"$N" report "$work/run2.db" --format text -o "$work/report-run2.txt" >>"$log" 2>&1
 	python3 bench/retest.py "$work/run1.db" "$work/run2.db" >"$OUT/retest.txt" 2>>"$log"
 	row "test-retest" "$(tail -1 "$OUT/retest.txt")"
 	python3 bench/overhead.py "$work/run2.db" >"$OUT/overhead.txt" 2>>"$log"
 	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
-	"$N" plan suites/adversarial/cuda/campaign.json -o "$work/adv-plan.json" >>"$log" 2>&1
+	"$N" plan suites/adversarial/cuda/campaign.json --cache "$cache" -o "$work/adv-plan.json" >>"$log" 2>&1
 	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
 	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
+	# issue 7 on the GPU: the judge audit with the references called on the
+	# device, and the identity-input regressions (naive judge vs ours)
+	{
+		for c in suites/cuda/campaign.json suites/adversarial/cuda/campaign.json \
+			suites/identity/cuda/campaign.json; do
+			echo "== nodus audit $c"
+			"$N" audit "$c" --cache "$cache"
+			echo "exit $?"
+		done
+	} >"$OUT/report-identity.txt" 2>&1
+	row "audit (references on the GPU)" "$(grep -c '^audit of .* -> PASS' "$OUT/report-identity.txt") of 3 campaigns pass"
+	"$N" plan suites/identity/cuda/campaign.json --cache "$cache" -o "$work/identity-plan.json" >>"$log" 2>&1
+	runcampaign "identity" "$work/identity-plan.json" "$work/identity.db"
+	"$N" report "$work/identity.db" --format text >>"$OUT/report-identity.txt" 2>&1
 	# the databases themselves, for analysis afterwards (WAL folded in first)
-	for db in run1 run2 adv; do
+	for db in run1 run2 adv identity; do
 		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db.db"
 	done
-	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db
+	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db identity.db report-run1.txt report-run2.txt
 else
 	echo "usage: bench/gpu-check.sh check | retest | study | final" >&2
 	exit 2

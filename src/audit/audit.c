@@ -159,7 +159,7 @@ static void checks_outputs(struct ref_run *r)
 	const nodus_task *t = r->t;
 	/* another seed: an output that does not follow its inputs */
 	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0x5eed, -1};
-	nodus__instance_fill(t, r->w, &other, 0, 1, r->in);
+	nodus__instance_fill(t, r->w, &other, 0, 8, r->in);
 	variation(r, "constant_output", 1, "inputs drawn with another seed");
 	/* magnitude against atol */
 	double peak = 0;
@@ -214,7 +214,7 @@ static void checks_inputs(struct ref_run *r)
 		for (int k = 0; k < t->n_inputs; k++)
 			if (k != i)
 				fresh[k] = malloc(tensor_bytes(&t->inputs[k], r->axes) + 8);
-		nodus__instance_fill(t, r->w, &other, 0, 1, fresh);
+		nodus__instance_fill(t, r->w, &other, 0, 8, fresh);
 		for (int k = 0; k < t->n_inputs; k++)
 			if (k != i)
 				free(fresh[k]);
@@ -392,7 +392,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		}
 	}
 	nodus_instance base = {0, 0, 0, -1, AUDIT_SEED, -1};
-	if (nodus__instance_fill(r.t, w, &base, 0, 1, r.base_in) ||
+	if (nodus__instance_fill(r.t, w, &base, 0, 8, r.base_in) ||
 	    call_reference(&r, r.base_in, r.base_out, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: the reference does not run: %s", why));
 		return res;
