@@ -13,6 +13,9 @@
 #                                           adversarial and fault suite, the judge
 #                                           audit of the CUDA suites and the
 #                                           identity-input regressions (one call)
+#     bash bench/gpu-check.sh overhead      the isolated CUDA campaign once, with
+#                                           overhead.py and phases.py (where each
+#                                           attempt's time went)
 #     bash bench/gpu-check.sh study         the sharing study (suites/cuda/study.json:
 #                                           isolated, timeslice, mps, streams, replay
 #                                           at two tenant counts, the isolated
@@ -93,6 +96,18 @@ if [ "$mode" = check ]; then
 	python3 bench/overhead.py "$OUT/run1.db" >"$OUT/overhead.txt" 2>>"$log"
 	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
 	row "adversarial" "$(grep -c 'REWARD_HACK\|TIMEOUT\|RUNTIME_ERROR\|CRASH' "$OUT/report-adversarial.txt") failure rows"
+elif [ "$mode" = overhead ]; then
+	"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	# a first run fills the compile cache; the second is the one measured
+	runcampaign "warm (compiles)" "$work/plan.json" "$work/warm.db" --condition isolated --shard 0/20
+	runcampaign "measured (isolated)" "$work/plan.json" "$work/run.db" --condition isolated
+	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/run.db"
+	"$N" report "$work/run.db" --format text -o "$OUT/report-run.txt" >>"$log" 2>&1
+	python3 bench/overhead.py "$work/run.db" >"$OUT/overhead.txt" 2>>"$log"
+	python3 bench/phases.py "$work/run.db" >"$OUT/phases.txt" 2>>"$log"
+	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
+	gzip -c "$work/run.db" >"$OUT/run.db.gz"
+	tail -12 "$OUT/phases.txt"
 elif [ "$mode" = study ]; then
 	"$N" plan suites/cuda/study.json -o "$OUT/study-plan.json" >>"$log" 2>&1 || row "study plan" FAILED
 	runcampaign "study" "$OUT/study-plan.json" "$work/study.db"
@@ -172,7 +187,7 @@ elif [ "$mode" = retest ]; then
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db identity.db report-run1.txt report-run2.txt
 else
-	echo "usage: bench/gpu-check.sh check | retest | study | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | study | final" >&2
 	exit 2
 fi
 

@@ -107,6 +107,8 @@ struct attempt {
 	nodus_interval ci;
 	int label;
 	double device_s, compile_s, validation_s;
+	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
+	double compare_s;              /* orchestrator time in output comparisons */
 	int cache_hits;
 	char target_hash[NODUS_SHA256_HEX];
 	json_t *detail;
@@ -801,7 +803,9 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				record_target(x, a, fp);
 			json_decref(o);
 		} else if (type == NODUS_MSG_OUTPUT) {
+			uint64_t t0 = nodus_now_ns();
 			on_output(a, &payload, !measure);
+			a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
 			trial_frames++;
 		} else if (type == NODUS_MSG_CHECKSUM) {
 			on_checksum(a, &payload, !measure);
@@ -823,6 +827,9 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			json_t *timing = json_object_get(o, "timing");
 			if (measure && timing)
 				json_object_set(a->detail, "timing", timing);
+			json_t *phases = json_object_get(o, "phases");
+			if (phases)
+				json_object_set(a->phases, who, phases);
 			json_decref(o);
 			got_done = 1;
 			break;
@@ -830,6 +837,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		if (measure && !gate_open && trial_frames >= expected_trial_frames) {
 			gate_open = 1;
 			a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
+			json_object_set_new(a->phases, "trials_s",
+					    json_real((double)(nodus_now_ns() - t_start) * 1e-9));
 			if (a->status != NODUS_STATUS_OK) {
 				send_cmd(w, 's');
 				got_done = 1;
@@ -844,7 +853,12 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
 	if (!got_done && a->status != NODUS_STATUS_OK)
 		timed_out = 1; /* we stop it ourselves */
+	uint64_t t_end = nodus_now_ns();
 	worker_end(x, w, a, timed_out, got_done, who);
+	json_object_set_new(a->phases, measure ? "measure_s" : "oracle_s",
+			    json_real((double)(t_end - t_start) * 1e-9));
+	json_object_set_new(a->phases, measure ? "measure_exit_s" : "oracle_exit_s",
+			    json_real((double)(nodus_now_ns() - t_end) * 1e-9));
 	nodus_buf_release(&payload);
 }
 
@@ -943,6 +957,7 @@ static void attempt_release(struct attempt *a)
 		nodus_buf_release(&a->cand_first[o]);
 	free(a->samples);
 	json_decref(a->detail);
+	json_decref(a->phases);
 }
 
 static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n)
@@ -968,19 +983,29 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	snprintf(key, sizeof(key), "%s|%s|%d", p->id, x->cond->name, n);
 	a->stream = nodus_judge_stream_id(key);
 	a->detail = json_object();
+	a->phases = json_object();
+}
+
+static void phase_since(struct attempt *a, const char *name, uint64_t t0)
+{
+	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
 }
 
 static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	int ok;
+	uint64_t t0 = nodus_now_ns();
 	isolation_check(x, "isolation_before", a->detail, &ok);
+	phase_since(a, "isolation_before_s", t0);
 	if (!ok) {
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
 			   "other load on the machine before the pair ran");
 		return 0;
 	}
 	char ref_so[1024] = "", cand_so[1024] = "";
+	t0 = nodus_now_ns();
 	int rc = build_both(x, a, ref_so, cand_so, err);
+	phase_since(a, "build_s", t0);
 	if (rc || a->status != NODUS_STATUS_OK)
 		return rc;
 	choose_instances(x, a);
@@ -988,7 +1013,9 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	struct worker_proc w;
 	memset(&w, 0, sizeof(w));
 	json_t *job = job_json(x, a, 0, ref_so, cand_so);
+	t0 = nodus_now_ns();
 	rc = worker_start(x, &w, job, err);
+	phase_since(a, "oracle_start_s", t0);
 	json_decref(job);
 	if (rc)
 		return rc;
@@ -1005,7 +1032,9 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 
 	memset(&w, 0, sizeof(w));
 	job = job_json(x, a, 1, ref_so, cand_so);
+	t0 = nodus_now_ns();
 	rc = worker_start(x, &w, job, err);
+	phase_since(a, "measure_start_s", t0);
 	json_decref(job);
 	if (rc)
 		return rc;
@@ -1016,7 +1045,9 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		if (a->rounds == 0 || isnan(a->ci.estimate))
 			set_status(a, NODUS_STATUS_CRASH, "timing", "no timing rounds completed");
 	}
+	t0 = nodus_now_ns();
 	isolation_check(x, "isolation_after", a->detail, &ok);
+	phase_since(a, "isolation_after_s", t0);
 	if (!ok)
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
 			   "other load on the machine while the pair ran");
@@ -1081,6 +1112,8 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 	if (a->n_samples)
 		json_object_set_new(a->detail, "tie_margin",
 				    json_real(tie_margin_for(&x->c->judge, a)));
+	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
+	json_object_set(a->detail, "phases", a->phases);
 	json_object_set_new(a->detail, "condition",
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",

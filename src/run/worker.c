@@ -86,8 +86,18 @@ struct worker {
 	uint64_t ws_counter;              /* varies the workspace pattern per call */
 	nodus_rng rng;                    /* order randomisation */
 	double device_s;                  /* time spent in solution calls + flushes */
+	struct {                          /* where the worker's time went, for bench/ */
+		double draw_s, upload_s, checksum_s, call_s, send_s;
+		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s;
+	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
 };
+
+/* Seconds since t0 (from nodus_now_ns), added to a phase total. */
+static void phase_add(double *total, uint64_t t0)
+{
+	*total += (double)(nodus_now_ns() - t0) * 1e-9;
+}
 
 /* ---- frames ---- */
 
@@ -407,28 +417,35 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	rc = buffers_alloc(w, &b, axes, 1, axes, err);
 	if (rc)
 		goto out;
+	uint64_t t0 = nodus_now_ns();
 	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, w->fill_threads,
 				  h.in);
+	phase_add(&w->phase.draw_s, t0);
 	if (rc) {
 		NODUS_ERR(err, rc, "cannot draw inputs for instance %d", in->id);
 		goto out;
 	}
+	t0 = nodus_now_ns();
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		rc = w->ops->upload(w->dev, b.in[i], h.in[i], (size_t)b.tin[i].nbytes, err);
 		if (rc)
 			goto out;
 	}
+	phase_add(&w->phase.upload_s, t0);
 	/* the oracle reports the checksums of the inputs as drawn; the
 	 * candidate's inputs must still have them after its call */
+	t0 = nodus_now_ns();
 	if (role == NODUS_ROLE_REFERENCE && (rc = send_input_checksums(w, &b, h.scratch, in->id, err)))
 		goto out;
+	phase_add(&w->phase.checksum_s, t0);
 	for (int pass = 0; pass < passes; pass++) {
 		if ((rc = poison_outputs(w, &b, h.scratch, err)) || (rc = scramble_workspace(w, err)))
 			goto out;
 		int status = 0;
-		uint64_t t0 = nodus_now_ns();
+		t0 = nodus_now_ns();
 		rc = w->ops->call_sync(w->dev, s->entry, &b.call, &status, err);
 		w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
+		phase_add(&w->phase.call_s, t0);
 		if (rc)
 			goto out;
 		if (status) {
@@ -437,11 +454,15 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 			rc = 1;
 			goto out;
 		}
+		t0 = nodus_now_ns();
 		rc = send_outputs(w, &b, h.scratch, in->id, role, pass, err);
+		phase_add(&w->phase.send_s, t0);
 		if (rc)
 			goto out;
 		if (role == NODUS_ROLE_CANDIDATE && pass == 0) {
+			t0 = nodus_now_ns();
 			rc = send_input_checksums(w, &b, h.scratch, in->id, err);
+			phase_add(&w->phase.checksum_s, t0);
 			if (rc)
 				goto out;
 		}
@@ -735,7 +756,10 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 		int n = 0;
 		for (int s = 0; s < spr; s++) {
 			int64_t k = (int64_t)r * spr + s;
-			if ((rc = perturb_copies(w, ts, copy_base, k, err)))
+			uint64_t t0 = nodus_now_ns();
+			rc = perturb_copies(w, ts, copy_base, k, err);
+			phase_add(&w->phase.perturb_s, t0);
+			if (rc)
 				goto out;
 			int cand_first = (int)nodus_rng_below(&w->rng, 2);
 			for (int turn = 0; turn < 2; turn++) {
@@ -768,8 +792,10 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 					smp->flags |= NODUS_SAMPLE_HOST_GAP;
 			}
 			int rid = recheck_instance_for(rechecks, k);
+			t0 = nodus_now_ns();
 			if (rid >= 0 && (rc = recheck_call(w, ts, copy_base, k, rid, host, err)))
 				goto out;
+			phase_add(&w->phase.recheck_s, t0);
 		}
 		nodus_buf frame = NODUS_BUF_INIT;
 		nodus_msg_round hdr = {r, n};
@@ -788,7 +814,10 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 		}
 	}
 	int intact;
-	if ((rc = copies_intact(w, ts, host, host_bytes, &intact, err)))
+	uint64_t t_intact = nodus_now_ns();
+	rc = copies_intact(w, ts, host, host_bytes, &intact, err);
+	phase_add(&w->phase.intact_s, t_intact);
+	if (rc)
 		goto out;
 	if (!intact) {
 		fail("INPUT_MUTATED", "timing_copy_checksum", "timing",
@@ -839,11 +868,13 @@ static int measure_timing(struct worker *w, nodus_error *err)
 	int64_t min_sample_ns = json_integer_value(json_object_get(timing, "min_sample_ns"));
 
 	struct timing_set probe_set;
+	uint64_t t0 = nodus_now_ns();
 	int rc = timing_alloc(w, &probe_set, 1, copy_base, err);
 	int batch = 1;
 	if (!rc)
 		rc = size_batch(w, &probe_set, min_sample_ns, &batch, err);
 	timing_release(w, &probe_set);
+	phase_add(&w->phase.size_s, t0);
 	if (rc == 1)
 		return fail("RUNTIME_ERROR", "", "timing", "a solution returned an error while sized"),
 		       1;
@@ -863,20 +894,24 @@ static int measure_timing(struct worker *w, nodus_error *err)
 	struct timing_set ts;
 	struct host_set h;
 	int rounds = 0;
+	t0 = nodus_now_ns();
 	rc = host_alloc(w, &h, w->axes);
 	if (!rc)
 		rc = timing_alloc(w, &ts, n_calls, copy_base, err);
 	else
 		NODUS_ERR(err, rc, "out of memory for timing");
+	phase_add(&w->phase.copies_s, t0);
 	void *streams = NULL;
 	json_t *sj = json_object_get(w->job, "streams");
 	if (!rc && sj)
 		rc = streams_start(sj, &streams, err);
 	if (!rc)
 		rc = warm_up(w, &ts, batch, timing, err);
+	t0 = nodus_now_ns();
 	if (!rc)
 		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &rounds,
 				err);
+	phase_add(&w->phase.rounds_s, t0);
 	if (streams)
 		streams_stop(streams, timing);
 	timing_release(w, &ts);
@@ -1004,8 +1039,14 @@ static int worker_run(struct worker *w, nodus_error *err)
 			return rc;
 	}
 	json_t *timing = json_object_get(w->job, "timing");
-	send_json(NODUS_MSG_DONE,
-		  json_pack("{s:f,s:O*}", "device_s", w->device_s, "timing", timing));
+	json_t *phases = json_pack(
+		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "draw_s", w->phase.draw_s,
+		"upload_s", w->phase.upload_s, "checksum_s", w->phase.checksum_s, "call_s",
+		w->phase.call_s, "send_s", w->phase.send_s, "size_s", w->phase.size_s, "copies_s",
+		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
+		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s);
+	send_json(NODUS_MSG_DONE, json_pack("{s:f,s:O*,s:o*}", "device_s", w->device_s, "timing",
+					    timing, "phases", phases));
 	return 0;
 }
 

@@ -802,6 +802,55 @@ static void test_compare_constant_output(void **state)
 			 NODUS_STATUS_REWARD_HACK);
 }
 
+/* A tensor large enough to be scanned in several chunks by several
+ * threads gives what one pass gives: summed counts, the first offender in
+ * index order, the largest errors, and a constant output only when every
+ * chunk is constant against element 0. */
+static void test_compare_large_chunks_merge(void **state)
+{
+	(void)state;
+	const int64_t n = ((int64_t)1 << 20) * 5 + 123; /* five chunks, uneven */
+	float *ref = malloc((size_t)n * sizeof(float));
+	float *out = malloc((size_t)n * sizeof(float));
+	assert_non_null(ref);
+	assert_non_null(out);
+	for (int64_t i = 0; i < n; i++)
+		ref[i] = out[i] = 1.0f + (float)(i % 1000) * 1e-3f;
+	nodus_tolerance tol = tol_of(1e-3, 0.0, 0.5, -1.0);
+	nodus_check res;
+	/* errors only in later chunks: the first must be the lowest index */
+	const int64_t bad[] = {n - 1, 4200000, 3100000, 2100001};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		out[bad[k]] += 0.5f * (float)(k + 1);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &tol, &res),
+			 NODUS_STATUS_OK);
+	assert_int_equal(res.n_bad, 4);
+	assert_int_equal(res.first_bad, 2100001);
+	assert_true(fabs(res.max_abs_err - 2.0) < 1e-6); /* the one at n - 1 */
+
+	/* unwritten elements in two chunks: counted in both, first is first */
+	nodus_judge_poison(out + 3500000, NODUS_DTYPE_FLOAT32, 2);
+	nodus_judge_poison(out + 1500000, NODUS_DTYPE_FLOAT32, 1);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &tol, &res),
+			 NODUS_STATUS_INCORRECT_SHAPE);
+	assert_int_equal(res.n_unwritten, 3);
+	assert_int_equal(res.first_bad, 1500000);
+
+	/* constant in every chunk but the last: not constant */
+	for (int64_t i = 0; i < n; i++)
+		out[i] = 1.0f;
+	out[n - 2] = 2.0f;
+	nodus_tolerance loose = tol_of(10.0, 0.0, 1.0, -1.0);
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &loose, &res),
+			 NODUS_STATUS_OK);
+	out[n - 2] = 1.0f;
+	assert_int_equal(nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &loose, &res),
+			 NODUS_STATUS_REWARD_HACK);
+	assert_string_equal(res.guard, "constant_output");
+	free(ref);
+	free(out);
+}
+
 static void test_compare_bad_arguments(void **state)
 {
 	(void)state;
@@ -877,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_compare_matched_ratio),
 		cmocka_unit_test(test_compare_cap),
 		cmocka_unit_test(test_compare_constant_output),
+		cmocka_unit_test(test_compare_large_chunks_merge),
 		cmocka_unit_test(test_compare_bad_arguments),
 		cmocka_unit_test(test_checksum_bit_flips),
 	};

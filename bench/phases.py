@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Where each attempt's wall time went, from the records of one run.
+
+Usage: phases.py RUN.db
+
+nodus stores in each record's detail.phases the seconds the orchestrator
+spent in each step of the attempt (isolation checks, build, oracle, measure,
+their process exits, output comparisons) and, per worker, the seconds the
+worker spent drawing inputs, uploading them, checksumming, calling
+solutions, sending outputs, sizing the batch, filling the timing copies,
+running the rounds (perturbations, rechecks, the final copy check inside).
+Prints one line per record with the largest items, then the campaign's
+totals per item, largest first.
+"""
+import json
+import sqlite3
+import sys
+from collections import defaultdict
+
+
+def flatten(phases):
+    flat = {}
+    for key, value in phases.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                flat[f"{key}.{k}"] = v
+        else:
+            flat[key] = value
+    return flat
+
+
+def main():
+    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    rows = db.execute("SELECT pair_id, condition, status, wall_s, detail_json FROM records"
+                      " ORDER BY id").fetchall()
+    totals = defaultdict(float)
+    wall_total = 0.0
+    for pair, cond, status, wall, detail in rows:
+        phases = json.loads(detail or "{}").get("phases")
+        if not phases:
+            continue
+        flat = flatten(phases)
+        wall_total += wall
+        for k, v in flat.items():
+            totals[k] += v
+        top = sorted(flat.items(), key=lambda kv: -kv[1])[:6]
+        print(f"{pair:<58} {cond:<10} {status:<20} wall {wall:7.3f} s  " +
+              "  ".join(f"{k} {v:.3f}" for k, v in top))
+    print()
+    print(f"totals over {len(rows)} records, wall {wall_total:.2f} s "
+          "(worker items are inside oracle_s / measure_s; rounds_s holds perturb_s, recheck_s, intact_s)")
+    for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<28} {v:9.3f} s  {100 * v / wall_total if wall_total else 0:5.1f}% of wall")
+
+
+if __name__ == "__main__":
+    main()
