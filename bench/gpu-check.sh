@@ -98,16 +98,18 @@ if [ "$mode" = check ]; then
 	row "adversarial" "$(grep -c 'REWARD_HACK\|TIMEOUT\|RUNTIME_ERROR\|CRASH' "$OUT/report-adversarial.txt") failure rows"
 elif [ "$mode" = overhead ]; then
 	"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
-	# a first run fills the compile cache; the second is the one measured
-	runcampaign "warm (compiles)" "$work/plan.json" "$work/warm.db" --condition isolated --shard 0/20
-	runcampaign "measured (isolated)" "$work/plan.json" "$work/run.db" --condition isolated
+	# compiles are timed apart (compile_s) and left out of the figures
+	runcampaign "isolated" "$work/plan.json" "$work/run.db" --condition isolated
 	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/run.db"
 	"$N" report "$work/run.db" --format text -o "$OUT/report-run.txt" >>"$log" 2>&1
 	python3 bench/overhead.py "$work/run.db" >"$OUT/overhead.txt" 2>>"$log"
 	python3 bench/phases.py "$work/run.db" >"$OUT/phases.txt" 2>>"$log"
 	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
 	gzip -c "$work/run.db" >"$OUT/run.db.gz"
-	tail -12 "$OUT/phases.txt"
+	NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" timeout 120 \
+		build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/gpu/libnodus_gpu_test_kernels.so >>"$log" 2>&1
+	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
+	sed -n '/^totals/,$p' "$OUT/phases.txt" | head -14
 elif [ "$mode" = study ]; then
 	"$N" plan suites/cuda/study.json -o "$OUT/study-plan.json" >>"$log" 2>&1 || row "study plan" FAILED
 	runcampaign "study" "$OUT/study-plan.json" "$work/study.db"

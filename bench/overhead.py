@@ -4,11 +4,20 @@
 Usage: overhead.py RUN.db
 
 Per record: wall time of the attempt, time spent inside timed batches (sum over
-samples of ns per call x calls), compile time and cache hits. Reports the fixed
-overhead per pair-condition on the critical path (wall time minus timed-kernel
-time, for records whose compiles were cached), and the share of wall time spent in
-measured kernels for pairs whose kernels take >= 100 us. Last line: summary.
+samples of ns per call x calls), compile time, cache hits, and the data the two
+workers drew and sent (detail.phases.*.bytes). Reports the overhead per
+pair-condition on the critical path (wall time minus timed-kernel time, for
+records whose compiles were cached), and the share of wall time (less compile
+time: the target is stated with compiles cached) spent in measured kernels for
+pairs whose kernels take >= 100 us.
+
+Validation (drawing inputs, moving outputs, comparing them) grows with the bytes
+of the tensors; the rest of the overhead does not. A least-squares line through
+(GB drawn and sent, overhead) over the cached OK records splits the two: its
+intercept is the fixed overhead per pair-condition, its slope the validation
+cost per GB. Last line: summary.
 """
+import json
 import sqlite3
 import statistics
 import sys
@@ -17,28 +26,41 @@ import sys
 def main():
     db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
     rows = db.execute(
-        "SELECT r.id, r.pair_id, r.condition, r.status, r.wall_s, r.device_s, r.compile_s,"
-        " r.compile_cache_hits, r.ref_ns_median, r.rounds,"
-        " (SELECT SUM(s.ns * s.batch) FROM samples s WHERE s.record_id = r.id)"
+        "SELECT r.pair_id, r.condition, r.status, r.wall_s, r.compile_s,"
+        " r.compile_cache_hits, r.ref_ns_median,"
+        " (SELECT SUM(s.ns * s.batch) FROM samples s WHERE s.record_id = r.id), r.detail_json"
         " FROM records r ORDER BY r.id").fetchall()
-    fixed, long_wall, long_kernel, compiles = [], 0.0, 0.0, []
-    for rid, pid, cond, status, wall, dev, comp, hits, ref_ns, rounds, kern_ns in rows:
+    fixed, points, compiles = [], [], []
+    long_wall = long_kernel = 0.0
+    for pid, cond, status, wall, comp, hits, ref_ns, kern_ns, detail in rows:
+        phases = json.loads(detail or "{}").get("phases", {})
+        gb = sum(phases.get(w, {}).get("bytes", 0) for w in ("oracle", "measure")) / 1e9
         kern = (kern_ns or 0) * 1e-9
         if comp and comp > 0:
             compiles.append(comp)
         over = wall - kern
         if hits == 2:
             fixed.append(over)
+            if status == "OK" and "measure" in phases:
+                points.append((gb, over))
         if ref_ns and ref_ns >= 100e3 and status == "OK":
-            long_wall += wall
+            long_wall += wall - (comp or 0)
             long_kernel += kern
         print(f"{pid:<58} {cond:<10} {status:<20} wall {wall:7.3f} s kernels {kern:7.3f} s "
-              f"overhead {over:6.3f} s compile {comp or 0:6.3f} s hits {hits}")
+              f"overhead {over:6.3f} s compile {comp or 0:6.3f} s hits {hits} data {gb:6.3f} GB")
+    if compiles:
+        print(f"compile per cold build: median {statistics.median(compiles):.2f} s "
+              f"over {len(compiles)} records")
+    if len(points) >= 3 and len({p[0] for p in points}) > 1:
+        mx = statistics.fmean(p[0] for p in points)
+        my = statistics.fmean(p[1] for p in points)
+        sxx = sum((p[0] - mx) ** 2 for p in points)
+        slope = sum((p[0] - mx) * (p[1] - my) for p in points) / sxx
+        print(f"overhead = {my - slope * mx:.3f} s fixed + {slope:.3f} s per GB of data "
+              f"(least squares over {len(points)} cached OK records)")
     med = statistics.median(fixed) if fixed else float("nan")
     share = long_kernel / long_wall if long_wall else float("nan")
-    print(f"compile per cold build: median {statistics.median(compiles) if compiles else float('nan'):.2f} s "
-          f"over {len(compiles)} records")
-    print(f"fixed overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "
+    print(f"overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "
           f"kernel share for >=100us kernels: {100 * share:.1f}%")
 
 

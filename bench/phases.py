@@ -39,7 +39,7 @@ def main():
         phases = json.loads(detail or "{}").get("phases")
         if not phases:
             continue
-        flat = flatten(phases)
+        flat = {k: v for k, v in flatten(phases).items() if not k.endswith("bytes")}
         wall_total += wall
         for k, v in flat.items():
             totals[k] += v

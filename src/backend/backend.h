@@ -32,6 +32,13 @@ typedef struct nodus_timing {
 	int32_t call_status;   /* first non-zero return of the entry, else 0 */
 } nodus_timing;
 
+/* A few bytes to write at a device address (input perturbations). */
+typedef struct nodus_patch {
+	void *dst;             /* device address */
+	uint32_t bytes;        /* 1 to 8 */
+	unsigned char value[8];
+} nodus_patch;
+
 typedef struct nodus_backend_ops {
 	const char *name;      /* "cpu" or "cuda" */
 	int (*open)(void **ctx, nodus_error *err);
@@ -40,6 +47,10 @@ typedef struct nodus_backend_ops {
 	void (*free)(void *ctx, void *ptr);
 	int (*upload)(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err);
 	int (*download)(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err);
+	/* Writes n patches, complete on return. Their bytes must not overlap:
+	 * they may be written in any order (cuda: one kernel launch for all of
+	 * them, where one synchronous copy per element cost 5-10 us each). */
+	int (*patch)(void *ctx, const nodus_patch *patches, int n, nodus_error *err);
 	/* Evicts caches: cpu writes a buffer larger than the LLC; cuda memsets a
 	 * 2x-L2 buffer and resets persisting L2 lines. */
 	int (*flush)(void *ctx, nodus_error *err);

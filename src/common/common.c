@@ -135,6 +135,11 @@ static int buf_grow(nodus_buf *b, size_t extra)
 	return 0;
 }
 
+int nodus_buf_reserve(nodus_buf *b, size_t extra)
+{
+	return buf_grow(b, extra);
+}
+
 int nodus_buf_add(nodus_buf *b, const void *data, size_t len)
 {
 	if (buf_grow(b, len))

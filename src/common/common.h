@@ -37,6 +37,8 @@ extern char nodus__buf_empty[1];
 void nodus_buf_init(nodus_buf *b);
 void nodus_buf_release(nodus_buf *b);
 int nodus_buf_add(nodus_buf *b, const void *data, size_t len);
+/* Makes room for extra more bytes without changing len. */
+int nodus_buf_reserve(nodus_buf *b, size_t extra);
 int nodus_buf_adds(nodus_buf *b, const char *s);
 int nodus_buf_addf(nodus_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -180,14 +180,31 @@ int nodus_ipc_read(int fd, uint32_t *type, nodus_buf *payload, uint64_t deadline
 		return NODUS_EIO;
 	uint64_t left = len;
 	while (left > 0) {
-		size_t want = left > sizeof(chunk) ? sizeof(chunk) : (size_t)left;
-		int64_t n = read_some(fd, chunk, want, deadline_ns);
+		/* Read straight into the payload once it has proved to be more
+		 * than a chunk; the room added is at most what already arrived,
+		 * so a lying length still costs at most twice the real bytes. */
+		size_t room = payload->alloc > payload->len + 1 ? payload->alloc - payload->len - 1 : 0;
+		if (room == 0 && payload->len >= sizeof(chunk)) {
+			size_t grow = payload->len < left ? payload->len : (size_t)left;
+			if (nodus_buf_reserve(payload, grow))
+				return NODUS_ENOMEM;
+			room = payload->alloc - payload->len - 1;
+		}
+		int direct = room > 0 && payload->len >= sizeof(chunk);
+		size_t cap = direct ? room : sizeof(chunk);
+		size_t want = left > cap ? cap : (size_t)left;
+		int64_t n = read_some(fd, direct ? (void *)(payload->data + payload->len) : chunk,
+				      want, deadline_ns);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
 			return NODUS_EIO;
-		if (nodus_buf_add(payload, chunk, (size_t)n))
+		if (direct) {
+			payload->len += (size_t)n;
+			payload->data[payload->len] = '\0';
+		} else if (nodus_buf_add(payload, chunk, (size_t)n)) {
 			return NODUS_ENOMEM;
+		}
 		left -= (uint64_t)n;
 	}
 	*type = get_u32(head + 4);

@@ -91,7 +91,10 @@ static int fill_tensor(void *data, int dtype, int64_t numel, const nodus_dist *d
 {
 	if (threads > 16)
 		threads = 16;
-	if (threads <= 1 || numel < (1 << 20))
+	/* a thread starts in tens of microseconds; give each at least 16k elements */
+	if (threads > numel / 16384)
+		threads = (int)(numel / 16384);
+	if (threads <= 1)
 		return nodus_judge_fill(data, dtype, numel, dist, axes, variant, seed, tensor);
 	struct fill_part part[16];
 	int64_t chunk = ((numel + threads - 1) / threads + 3) & ~(int64_t)3;

@@ -22,6 +22,8 @@
  *   ROUND     nodus_msg_round header + nodus_sample[n]
  *   FAIL      JSON {status, guard, stage, message}: the worker stops
  *   DONE      JSON {device_s, batch, ...}
+ *   WARM      empty: a worker started ahead has its backend open and waits
+ *             for its job (sent before any JOB; skipped if still unread)
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_PROTOCOL_H
 #define NODUS_PROTOCOL_H
@@ -39,7 +41,8 @@ enum nodus_msg_type {
 	NODUS_MSG_ROUND = 5,
 	NODUS_MSG_FAIL = 6,
 	NODUS_MSG_DONE = 7,
-	NODUS_MSG_CMD = 8       /* orchestrator -> worker: 'c' continue, 's' stop */
+	NODUS_MSG_CMD = 8,      /* orchestrator -> worker: 'c' continue, 's' stop */
+	NODUS_MSG_WARM = 9
 };
 
 #define NODUS_ROLE_REFERENCE 0

@@ -53,13 +53,27 @@
 struct worker_proc {
 	nodus_child child;
 	int running;
+	int warm;                      /* a spare that has said WARM */
 	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
 	uint64_t started_ns;           /* when the job was handed over */
 };
 
+#define MAX_EXITING 4
+/* A pair takes two workers (oracle, measure). Spares are started in
+ * batches, only when fewer than NODUS_SPARES_LOW are left, so that most
+ * pairs start none and the wait for a batch's start-up is shared by
+ * NODUS_SPARES / 2 pairs. */
+#define NODUS_SPARES 6
+#define NODUS_SPARES_LOW 2
+
 struct run_ctx {
 	const nodus_run_opts *o;
-	struct worker_proc spare;      /* a worker started ahead of its job */
+	/* Workers started ahead of their jobs (CUDA context: 0.3 s on an
+	 * H200), oldest first; see spares_fill and spares_wait_warm. */
+	struct worker_proc spare[NODUS_SPARES];
+	int n_spares;
+	nodus_child exiting[MAX_EXITING]; /* workers that sent DONE and are still ending */
+	int n_exiting;
 	nodus_plan *plan;
 	nodus_campaign *c;
 	nodus_store *store;
@@ -296,21 +310,76 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	return 0;
 }
 
-/* Kills the worker started ahead, if any (the condition changed, or the
- * run ends). */
+static void exiting_reap(struct run_ctx *x);
+
+/* Kills the workers started ahead, if any (the condition changed, or the
+ * run ends), after reaping those that are ending. */
 static void spare_drop(struct run_ctx *x)
 {
-	if (x->spare.running) {
-		nodus_child_kill(&x->spare.child);
-		nodus_child_finish(&x->spare.child);
-		x->spare.running = 0;
+	exiting_reap(x);
+	for (int i = 0; i < x->n_spares; i++) {
+		nodus_child_kill(&x->spare[i].child);
+		nodus_child_finish(&x->spare[i].child);
+	}
+	x->n_spares = 0;
+}
+
+/* Waits for the workers that finished their job and were left to end on
+ * their own (tearing down a CUDA context takes 60-90 ms on an H200). Called
+ * before any timing starts, so no measurement overlaps their exit. */
+static void exiting_reap(struct run_ctx *x)
+{
+	for (int i = 0; i < x->n_exiting; i++)
+		nodus_child_finish_timeout(&x->exiting[i], 5000);
+	x->n_exiting = 0;
+}
+
+/* Starts workers ahead of their jobs, up to NODUS_SPARES, when fewer than
+ * NODUS_SPARES_LOW are left. Called
+ * only where nothing is being timed: at the start of an attempt and once
+ * its rounds are over. */
+static void spares_fill(struct run_ctx *x)
+{
+	if (x->n_spares >= NODUS_SPARES_LOW)
+		return;
+	while (x->n_spares < NODUS_SPARES) {
+		nodus_error err;
+		if (worker_spawn(x, &x->spare[x->n_spares], &err))
+			break; /* not fatal: the next worker starts cold */
+		x->n_spares++;
 	}
 }
 
-/* Hands the job to a worker: the one started ahead when there is one (its
- * context creation, about 0.3 s on an H200, then happened off the critical
- * path), else a new one; then starts the next spare right away. The
- * watchdog counts from the job, not from the process start. */
+/* Waits until every spare has finished starting (its WARM frame), so
+ * that no start-up of ours competes with a timed pair for the CPU or the
+ * driver (a launch-bound kernel's time follows the host's launch rate).
+ * A spare that does not say WARM within 10 s is dropped. */
+static void spares_wait_warm(struct run_ctx *x)
+{
+	nodus_buf frame = NODUS_BUF_INIT;
+	for (int i = 0; i < x->n_spares; i++) {
+		struct worker_proc *s = &x->spare[i];
+		uint32_t type = 0;
+		if (s->warm)
+			continue;
+		if (nodus_ipc_read(s->child.result_fd, &type, &frame, nodus_now_ns() + 10000000000ull) ==
+			    0 &&
+		    type == NODUS_MSG_WARM) {
+			s->warm = 1;
+			continue;
+		}
+		nodus_child_kill(&s->child);
+		nodus_child_finish(&s->child);
+		memmove(s, s + 1, (size_t)(x->n_spares - i - 1) * sizeof(*s));
+		x->n_spares--;
+		i--;
+	}
+	nodus_buf_release(&frame);
+}
+
+/* Hands the job to a worker: the oldest one started ahead when there is
+ * one (its context creation then happened off the critical path), else a
+ * new one. The watchdog counts from the job, not from the process start. */
 static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err)
 {
 	char *text = json_dumps(job, JSON_COMPACT);
@@ -318,9 +387,11 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
 	int rc = 0;
 	for (int tries = 0; tries < 2; tries++) {
-		if (x->spare.running) {
-			*w = x->spare;
-			x->spare.running = 0;
+		if (x->n_spares > 0) {
+			*w = x->spare[0];
+			memmove(&x->spare[0], &x->spare[1],
+				(size_t)(x->n_spares - 1) * sizeof(x->spare[0]));
+			x->n_spares--;
 		} else if ((rc = worker_spawn(x, w, err))) {
 			break;
 		}
@@ -337,12 +408,7 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 			       "a worker ended (status %d) before it could take its job", code);
 	}
 	free(text);
-	if (rc)
-		return rc;
-	nodus_error spare_err;
-	if (worker_spawn(x, &x->spare, &spare_err))
-		x->spare.running = 0; /* not fatal: the next worker starts cold */
-	return 0;
+	return rc;
 }
 
 static void send_cmd(struct worker_proc *w, char cmd)
@@ -367,6 +433,13 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 {
 	if (!w->running)
 		return;
+	if (got_done && !timed_out && x->n_exiting < MAX_EXITING) {
+		/* its work is done and reported: let it end off the critical path */
+		x->exiting[x->n_exiting++] = w->child;
+		w->running = 0;
+		a->device_s += (double)(nodus_now_ns() - w->started_ns) * 1e-9;
+		return;
+	}
 	if (timed_out)
 		nodus_child_kill(&w->child);
 	int code = got_done ? nodus_child_finish_timeout(&w->child, 5000)
@@ -775,6 +848,11 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 
 /* ---- one worker's conversation ---- */
 
+static void phase_since(struct attempt *a, const char *name, uint64_t t0)
+{
+	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
+}
+
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
  * answers the correctness gate and every round. */
 static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w, int measure)
@@ -796,7 +874,9 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		}
 		if (rc)
 			break; /* EOF or garbage: the worker died */
-		if (type == NODUS_MSG_READY) {
+		if (type == NODUS_MSG_WARM) {
+			continue; /* a spare's start-up notice nobody read before its job */
+		} else if (type == NODUS_MSG_READY) {
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
 			json_t *fp = json_object_get(o, "fingerprint");
 			if (fp)
@@ -818,6 +898,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			nvml_round_snapshot(x, a);
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
 			send_cmd(w, cmd);
+			if (cmd != 'c')
+				spares_fill(x); /* timing is over: start the next workers now */
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);
 			got_done = 1;
@@ -844,6 +926,11 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				got_done = 1;
 				break;
 			}
+			uint64_t t_reap = nodus_now_ns();
+			/* nothing of ours starts or ends while the pair is timed */
+			exiting_reap(x);
+			spares_wait_warm(x);
+			phase_since(a, "quiesce_s", t_reap);
 			send_cmd(w, 'c');
 		}
 		if (a->status != NODUS_STATUS_OK && !measure)
@@ -880,8 +967,10 @@ static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, i
 	char why[256] = "";
 	nodus_error err;
 	for (int i = 0; i < 5; i++) {
-		/* our own worker started ahead holds a context: it may be listed */
-		if (nodus_nvml_isolation_check(x->nvml, x->spare.running ? 1 : 0, &isolated, &others,
+		/* our own worker started ahead holds a context, and workers that
+		 * finished may still be ending: they may be listed */
+		if (nodus_nvml_isolation_check(x->nvml, x->n_spares + x->n_exiting,
+					       &isolated, &others,
 					       &reasons, why, sizeof(why), &err)) {
 			snprintf(why, sizeof(why), "%.200s", err.message);
 			isolated = 0;
@@ -986,14 +1075,10 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->phases = json_object();
 }
 
-static void phase_since(struct attempt *a, const char *name, uint64_t t0)
-{
-	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
-}
-
 static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	int ok;
+	spares_fill(x);
 	uint64_t t0 = nodus_now_ns();
 	isolation_check(x, "isolation_before", a->detail, &ok);
 	phase_since(a, "isolation_before_s", t0);

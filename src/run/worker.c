@@ -41,7 +41,11 @@
 #define RESULT_FD 3
 #define WORKSPACE_BYTES ((size_t)4 << 20)
 #define MAX_BATCH 100000
-#define MAX_TIMING_BYTES ((size_t)2 << 30)
+/* Device memory for timing copies. Copies beyond the first keep inputs
+ * at different addresses and L2-cold for small tensors; a set far larger
+ * than L2 is cold anyway, and per-sample perturbations with rechecks keep
+ * any output cache from paying, so big sets take fewer copies. */
+#define MAX_TIMING_BYTES ((size_t)1 << 30)
 
 const char *const nodus_forbidden_exports[] = {
 	"clock_gettime", "gettimeofday", "time", "clock", "memcmp", "bcmp", "strcmp",
@@ -89,8 +93,11 @@ struct worker {
 	struct {                          /* where the worker's time went, for bench/ */
 		double draw_s, upload_s, checksum_s, call_s, send_s;
 		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s;
+		double load_s, fingerprint_s, setup_s;
+		double bytes;             /* input bytes drawn + output bytes sent */
 	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
+	char *fingerprint;                /* target fingerprint JSON, taken at open */
 };
 
 /* Seconds since t0 (from nodus_now_ns), added to a phase total. */
@@ -365,6 +372,7 @@ static int send_outputs(struct worker *w, struct call_buffers *b, void *host, in
 		if (rc)
 			return rc;
 		nodus_msg_output hdr = {instance, o, role, pass, (int64_t)n};
+		w->phase.bytes += (double)n;
 		nodus_buf frame = NODUS_BUF_INIT;
 		if (nodus_buf_add(&frame, &hdr, sizeof(hdr)) || nodus_buf_add(&frame, host, n)) {
 			nodus_buf_release(&frame);
@@ -378,8 +386,11 @@ static int send_outputs(struct worker *w, struct call_buffers *b, void *host, in
 	return 0;
 }
 
-static int send_input_checksums(struct worker *w, struct call_buffers *b, void *host, int instance,
-				nodus_error *err)
+/* Checksums of the inputs as the device holds them: downloaded into
+ * scratch first, or, when drawn_on_host holds what was just uploaded,
+ * taken from those host copies (the oracle's, before its call). */
+static int send_input_checksums(struct worker *w, struct call_buffers *b, void *scratch,
+				void *const *drawn_on_host, int instance, nodus_error *err)
 {
 	struct {
 		nodus_msg_checksum hdr;
@@ -389,10 +400,14 @@ static int send_input_checksums(struct worker *w, struct call_buffers *b, void *
 	msg.hdr.instance = instance;
 	msg.hdr.n = w->task.n_inputs;
 	for (int i = 0; i < w->task.n_inputs; i++) {
-		int rc = w->ops->download(w->dev, host, b->in[i], (size_t)b->tin[i].nbytes, err);
-		if (rc)
-			return rc;
-		msg.sum[i] = nodus_judge_checksum(host, (size_t)b->tin[i].nbytes);
+		const void *bytes = drawn_on_host ? drawn_on_host[i] : scratch;
+		if (!drawn_on_host) {
+			int rc = w->ops->download(w->dev, scratch, b->in[i], (size_t)b->tin[i].nbytes,
+						  err);
+			if (rc)
+				return rc;
+		}
+		msg.sum[i] = nodus_judge_checksum(bytes, (size_t)b->tin[i].nbytes);
 	}
 	size_t len = sizeof(msg.hdr) + (size_t)w->task.n_inputs * sizeof(uint64_t);
 	return nodus_ipc_write(RESULT_FD, NODUS_MSG_CHECKSUM, &msg, len) ? NODUS_EIO : 0;
@@ -421,6 +436,8 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, w->fill_threads,
 				  h.in);
 	phase_add(&w->phase.draw_s, t0);
+	for (int i = 0; i < w->task.n_inputs; i++)
+		w->phase.bytes += (double)b.tin[i].nbytes;
 	if (rc) {
 		NODUS_ERR(err, rc, "cannot draw inputs for instance %d", in->id);
 		goto out;
@@ -435,7 +452,8 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	/* the oracle reports the checksums of the inputs as drawn; the
 	 * candidate's inputs must still have them after its call */
 	t0 = nodus_now_ns();
-	if (role == NODUS_ROLE_REFERENCE && (rc = send_input_checksums(w, &b, h.scratch, in->id, err)))
+	if (role == NODUS_ROLE_REFERENCE &&
+	    (rc = send_input_checksums(w, &b, h.scratch, h.in, in->id, err)))
 		goto out;
 	phase_add(&w->phase.checksum_s, t0);
 	for (int pass = 0; pass < passes; pass++) {
@@ -461,7 +479,7 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 			goto out;
 		if (role == NODUS_ROLE_CANDIDATE && pass == 0) {
 			t0 = nodus_now_ns();
-			rc = send_input_checksums(w, &b, h.scratch, in->id, err);
+			rc = send_input_checksums(w, &b, h.scratch, NULL, in->id, err);
 			phase_add(&w->phase.checksum_s, t0);
 			if (rc)
 				goto out;
@@ -514,6 +532,20 @@ static nodus_instance copy_instance(uint64_t copy_seed_base, int j, int64_t samp
 	return in;
 }
 
+/* dst = src rotated left by (r mod numel) elements. Every input element
+ * is drawn independently of the others from its tensor's distribution, so
+ * a rotation is as valid a draw as a new one; it costs a copy instead of
+ * a draw, and puts different values at every position and address. */
+static void rotate_copy(void *dst, const void *src, int64_t numel, size_t es, uint64_t r)
+{
+	if (numel <= 0)
+		return;
+	size_t shift = (size_t)(r % (uint64_t)numel) * es;
+	size_t total = (size_t)numel * es;
+	memcpy(dst, (const char *)src + shift, total - shift);
+	memcpy((char *)dst + (total - shift), src, shift);
+}
+
 static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, uint64_t copy_base,
 			nodus_error *err)
 {
@@ -537,17 +569,26 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 				b->tout[o] = ts->bufs[0].tout[o];
 			}
 		}
-		nodus_instance in = copy_instance(copy_base, j, -1);
 		for (int i = 0; i < w->task.n_inputs; i++) {
 			ts->pristine[j * NODUS_MAX_INPUTS + i] = malloc((size_t)b->tin[i].nbytes + 8);
 			if (!ts->pristine[j * NODUS_MAX_INPUTS + i])
 				return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 		}
-		rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed, w->fill_threads,
-					  &ts->pristine[j * NODUS_MAX_INPUTS]);
-		if (rc)
-			return NODUS_ERR(err, rc, "cannot draw timing inputs");
+		if (j == 0) {
+			nodus_instance in = copy_instance(copy_base, 0, -1);
+			rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed,
+						  w->fill_threads, &ts->pristine[0]);
+			if (rc)
+				return NODUS_ERR(err, rc, "cannot draw timing inputs");
+		} else {
+			for (int i = 0; i < w->task.n_inputs; i++)
+				rotate_copy(ts->pristine[j * NODUS_MAX_INPUTS + i], ts->pristine[i],
+					    b->tin[i].numel, nodus_dtype_size(w->task.inputs[i].dtype),
+					    nodus_judge_trial_seed(copy_base, 0x707a7e + (uint64_t)i,
+								   (uint64_t)j));
+		}
 		for (int i = 0; i < w->task.n_inputs; i++) {
+			w->phase.bytes += (double)b->tin[i].nbytes;
 			rc = w->ops->upload(w->dev, b->in[i], ts->pristine[j * NODUS_MAX_INPUTS + i],
 					    (size_t)b->tin[i].nbytes, err);
 			if (rc)
@@ -559,49 +600,78 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	return 0;
 }
 
-/* Undoes the perturbation applied to copy j, then applies sample k's. */
-static int perturb_one(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
-		       int64_t k, nodus_error *err)
+/* Appends to list what takes copy j from its current perturbation to
+ * sample k's: the new elements, and the pristine bytes back where the old
+ * ones were and no new one lands. Patches never overlap with different
+ * bytes, as the backend's patch requires; where two new elements share an
+ * index the later wins, as if written one after the other. */
+static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
+			int64_t k, nodus_patch *list, int *n, nodus_error *err)
 {
 	struct call_buffers *b = &ts->bufs[j];
-	for (int i = 0; ts->has_applied && i < w->task.n_inputs; i++) {
-		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-		const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
-		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
-			size_t off = (size_t)ts->applied[j].index[i][e] * es;
-			int rc = w->ops->upload(w->dev, (char *)b->in[i] + off, orig + off, es, err);
-			if (rc)
-				return rc;
-		}
-	}
+	nodus_perturbation old = ts->applied[j];
 	nodus_instance in = copy_instance(copy_base, j, k);
 	int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
 	if (rc)
 		return NODUS_ERR(err, rc, "cannot draw a perturbation");
+	const nodus_perturbation *now = &ts->applied[j];
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+		const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
 		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
-			size_t off = (size_t)ts->applied[j].index[i][e] * es;
-			rc = w->ops->upload(w->dev, (char *)b->in[i] + off, ts->applied[j].value[i][e],
-					    es, err);
-			if (rc)
-				return rc;
+			int later = 0;
+			for (int f = e + 1; f < NODUS_PERTURB_ELEMENTS; f++)
+				later |= now->index[i][f] == now->index[i][e];
+			if (later)
+				continue;
+			nodus_patch *p = &list[(*n)++];
+			p->dst = (char *)b->in[i] + (size_t)now->index[i][e] * es;
+			p->bytes = (uint32_t)es;
+			memcpy(p->value, now->value[i][e], es);
+		}
+		for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++) {
+			int covered = 0;
+			for (int f = 0; f < NODUS_PERTURB_ELEMENTS; f++)
+				covered |= now->index[i][f] == old.index[i][e] ||
+					   (f < e && old.index[i][f] == old.index[i][e]);
+			if (covered)
+				continue;
+			nodus_patch *p = &list[(*n)++];
+			p->dst = (char *)b->in[i] + (size_t)old.index[i][e] * es;
+			p->bytes = (uint32_t)es;
+			memcpy(p->value, orig + (size_t)old.index[i][e] * es, es);
 		}
 	}
 	return 0;
 }
 
-/* Gives every copy sample k's perturbation. */
+/* Undoes the perturbation applied to copy j, then applies sample k's. */
+static int perturb_one(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
+		       int64_t k, nodus_error *err)
+{
+	nodus_patch list[2 * NODUS_MAX_INPUTS * NODUS_PERTURB_ELEMENTS];
+	int n = 0;
+	int rc = copy_patches(w, ts, copy_base, j, k, list, &n, err);
+	return rc ? rc : w->ops->patch(w->dev, list, n, err);
+}
+
+/* Gives every copy sample k's perturbation, in one patch call. */
 static int perturb_copies(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
 			  nodus_error *err)
 {
-	for (int j = 0; j < ts->n_calls; j++) {
-		int rc = perturb_one(w, ts, copy_base, j, k, err);
-		if (rc)
-			return rc;
-	}
-	ts->has_applied = 1;
-	return 0;
+	size_t per_copy = 2 * NODUS_MAX_INPUTS * NODUS_PERTURB_ELEMENTS;
+	nodus_patch *list = malloc((size_t)ts->n_calls * per_copy * sizeof(*list));
+	if (!list)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for perturbations");
+	int n = 0, rc = 0;
+	for (int j = 0; !rc && j < ts->n_calls; j++)
+		rc = copy_patches(w, ts, copy_base, j, k, list, &n, err);
+	if (!rc)
+		rc = w->ops->patch(w->dev, list, n, err);
+	free(list);
+	if (!rc)
+		ts->has_applied = 1;
+	return rc;
 }
 
 /* Checks that the timing copies hold exactly what the harness put there. */
@@ -991,11 +1061,13 @@ static int worker_run(struct worker *w, nodus_error *err)
 	w->fill_threads = json_int(w->job, "lockdown", 0) ? 1 : (int)(cpus > 16 ? 16 : cpus);
 	nodus_rng_seed(&w->rng, json_u64(w->job, "order_seed"));
 
+	uint64_t t_load = nodus_now_ns();
 	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
 		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
 	if (w->is_measure &&
 	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
 		return fail_err("LOAD_ERROR", "load", err), 1;
+	phase_add(&w->phase.load_s, t_load);
 	const char *bad = w->is_measure ? interposed_symbol(&w->cand) : NULL;
 	if (bad)
 		return fail("REWARD_HACK", "symbol_interposition", "load",
@@ -1008,25 +1080,28 @@ static int worker_run(struct worker *w, nodus_error *err)
 	if (!w->host_ws)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the workspace");
 
-	char *fp = NULL;
-	if ((rc = w->ops->fingerprint(w->dev, &fp, err)))
+	uint64_t t0 = nodus_now_ns();
+	if (!w->fingerprint && (rc = w->ops->fingerprint(w->dev, &w->fingerprint, err)))
 		return rc;
-	json_t *fpj = json_loads(fp, 0, NULL);
-	free(fp);
+	json_t *fpj = json_loads(w->fingerprint, 0, NULL);
+	phase_add(&w->phase.fingerprint_s, t0);
 	send_json(NODUS_MSG_READY, json_pack("{s:o*}", "fingerprint", fpj));
 
 	if (json_int(w->job, "lockdown", 0) && (rc = nodus_sandbox_lock_down(err)))
 		return rc;
 
+	t0 = nodus_now_ns();
 	if (!w->is_measure) {
 		if ((rc = setup_solution(&w->ref, "reference")))
 			return rc;
+		phase_add(&w->phase.setup_s, t0);
 		if ((rc = run_list(w, &w->ref, NODUS_ROLE_REFERENCE, "oracle", 1, err)))
 			return rc;
 	} else {
 		if ((rc = setup_solution(&w->cand, "candidate")) ||
 		    (rc = setup_solution(&w->ref, "reference")))
 			return rc;
+		phase_add(&w->phase.setup_s, t0);
 		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "trials", 1, err)))
 			return rc;
 		/* wait until the orchestrator has judged correctness */
@@ -1040,7 +1115,10 @@ static int worker_run(struct worker *w, nodus_error *err)
 	}
 	json_t *timing = json_object_get(w->job, "timing");
 	json_t *phases = json_pack(
-		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "draw_s", w->phase.draw_s,
+		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes", w->phase.bytes,
+		"load_s", w->phase.load_s,
+		"fingerprint_s", w->phase.fingerprint_s, "setup_s", w->phase.setup_s, "draw_s",
+		w->phase.draw_s,
 		"upload_s", w->phase.upload_s, "checksum_s", w->phase.checksum_s, "call_s",
 		w->phase.call_s, "send_s", w->phase.send_s, "size_s", w->phase.size_s, "copies_s",
 		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
@@ -1060,6 +1138,13 @@ int nodus_worker_main(const char *preopen_backend)
 	 * orchestrator is busy with the previous worker. Nothing untrusted is
 	 * loaded until the job arrives. A failure is reported with the job. */
 	int pre_rc = preopen_backend ? open_backend(&w, preopen_backend, &err) : 0;
+	/* the fingerprint too (NVML and device queries take tens of ms) */
+	if (!pre_rc && preopen_backend && w.ops->fingerprint(w.dev, &w.fingerprint, &err))
+		w.fingerprint = NULL; /* asked again with the job, where a failure is reported */
+	/* tells the orchestrator this start-up is over: it times nothing while
+	 * a worker of its own is starting */
+	if (preopen_backend)
+		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, "", 0);
 	nodus_buf frame = NODUS_BUF_INIT;
 	uint32_t type = 0;
 	if (nodus_ipc_read(0, &type, &frame, 0) || type != NODUS_MSG_JOB) {
@@ -1088,6 +1173,7 @@ int nodus_worker_main(const char *preopen_backend)
 		w.ops->close(w.dev);
 	free(w.instances);
 	free(w.host_ws);
+	free(w.fingerprint);
 	json_decref(w.job);
 	return 0;
 }

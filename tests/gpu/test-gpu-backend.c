@@ -280,6 +280,38 @@ static void test_isolation(env *e, const char *self, const char *kernels_path)
 	nodus_nvml_close(nvml);
 }
 
+/* Patches land exactly where and what they say, and nothing else moves;
+ * 3000 of them, more than one staging table holds at first. */
+static void test_patch(env *e, void *buf, int64_t numel)
+{
+	nodus_error err;
+	const int n = 3000;
+	float *host = malloc((size_t)numel * 4), *back = malloc((size_t)numel * 4);
+	nodus_patch *list = calloc((size_t)n, sizeof *list);
+	if (!host || !back || !list)
+		exit(2);
+	for (int64_t i = 0; i < numel; i++)
+		host[i] = (float)i;
+	if (e->ops->upload(e->ctx, buf, host, (size_t)numel * 4, &err))
+		die_err("upload", &err);
+	for (int k = 0; k < n; k++) {
+		int64_t at = ((int64_t)k * 2654435761LL) % numel; /* distinct for k < numel */
+		float v = -1.0f - (float)k;
+		list[k].dst = (char *)buf + at * 4;
+		list[k].bytes = 4;
+		memcpy(list[k].value, &v, 4);
+		host[at] = v;
+	}
+	int ret = e->ops->patch(e->ctx, list, n, &err);
+	if (!ret)
+		ret = e->ops->download(e->ctx, back, buf, (size_t)numel * 4, &err);
+	check(e, ret == 0 && memcmp(host, back, (size_t)numel * 4) == 0,
+	      "3000 patches in one call: each element written, nothing else changed");
+	free(host);
+	free(back);
+	free(list);
+}
+
 static void test_fault(env *e, nodus_entry_fn fault, const nodus_call *call)
 {
 	nodus_error err;
@@ -334,6 +366,7 @@ int main(int argc, char **argv)
 	test_short_kernels(&e, entry(&e, "tiny"), &cb.call);
 	test_l2_flush(&e, entry(&e, "sum_read"), &cb.call);
 	test_isolation(&e, "/proc/self/exe", argv[1]);
+	test_patch(&e, x, n);
 	test_fault(&e, entry(&e, "fault"), &cb.call);
 
 	printf("%d checks, %d failed\n", e.test_no, e.failures);

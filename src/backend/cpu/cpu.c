@@ -108,6 +108,17 @@ static int cpu_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_e
 	return 0;
 }
 
+static int cpu_patch(void *ctx, const nodus_patch *patches, int n, nodus_error *err)
+{
+	(void)ctx;
+	for (int i = 0; i < n; i++) {
+		if (patches[i].bytes < 1 || patches[i].bytes > 8)
+			return NODUS_ERR(err, NODUS_EINVAL, "patch of %u bytes", patches[i].bytes);
+		memcpy(patches[i].dst, patches[i].value, patches[i].bytes);
+	}
+	return 0;
+}
+
 static int cpu_flush(void *ctx, nodus_error *err)
 {
 	(void)err;
@@ -222,6 +233,7 @@ static const nodus_backend_ops cpu_ops = {
 	.free = cpu_free,
 	.upload = cpu_copy,
 	.download = cpu_copy,
+	.patch = cpu_patch,
 	.flush = cpu_flush,
 	.stream = cpu_stream,
 	.time_batch = cpu_time_batch,

@@ -120,6 +120,10 @@ static void cuda_close(void *ctx)
 		cudaFree(c->flush_buf);
 	if (c->clock_dev)
 		cudaFree(c->clock_dev);
+	if (c->patch_dev)
+		cudaFree(c->patch_dev);
+	if (c->patch_host)
+		cudaFreeHost(c->patch_host);
 	if (c->start)
 		cudaEventDestroy(c->start);
 	if (c->stop)
@@ -205,6 +209,57 @@ static int cuda_download(void *ctx, void *dst, const void *src, size_t bytes,
 			 nodus_error *err)
 {
 	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToHost, err);
+}
+
+static __global__ void patch_kernel(const nodus_patch *patches, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	unsigned char *dst = (unsigned char *)patches[i].dst;
+	for (uint32_t b = 0; b < patches[i].bytes; b++)
+		dst[b] = patches[i].value[b];
+}
+
+/* The table goes through a pinned staging buffer in one copy, then one
+ * launch writes every patch. */
+static int cuda_patch(void *ctx, const nodus_patch *patches, int n, nodus_error *err)
+{
+	cuda_ctx *c = (cuda_ctx *)ctx;
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (patches[i].bytes < 1 || patches[i].bytes > 8)
+			return NODUS_ERR(err, NODUS_EINVAL, "patch of %u bytes", patches[i].bytes);
+	int ret = 0;
+	if (n > c->patch_cap) {
+		int cap = n < 1024 ? 1024 : n;
+		if (c->patch_dev)
+			cudaFree(c->patch_dev);
+		if (c->patch_host)
+			cudaFreeHost(c->patch_host);
+		c->patch_dev = NULL;
+		c->patch_host = NULL;
+		c->patch_cap = 0;
+		ret = NODUS_CUDA_CALL(err, cudaMalloc((void **)&c->patch_dev, cap * sizeof(nodus_patch)));
+		if (!ret)
+			ret = NODUS_CUDA_CALL(err, cudaMallocHost((void **)&c->patch_host,
+								  cap * sizeof(nodus_patch)));
+		if (ret)
+			return ret;
+		c->patch_cap = cap;
+	}
+	memcpy(c->patch_host, patches, (size_t)n * sizeof(nodus_patch));
+	ret = NODUS_CUDA_CALL(err, cudaMemcpyAsync(c->patch_dev, c->patch_host,
+						   (size_t)n * sizeof(nodus_patch),
+						   cudaMemcpyHostToDevice, c->stream));
+	if (!ret) {
+		patch_kernel<<<(n + 255) / 256, 256, 0, c->stream>>>(c->patch_dev, n);
+		ret = NODUS_CUDA_CALL(err, cudaGetLastError());
+	}
+	if (!ret)
+		ret = NODUS_CUDA_CALL(err, cudaStreamSynchronize(c->stream));
+	return ret;
 }
 
 static int cuda_flush(void *ctx, nodus_error *err)
@@ -313,6 +368,7 @@ static const nodus_backend_ops cuda_ops = {
 	cuda_free,
 	cuda_upload,
 	cuda_download,
+	cuda_patch,
 	cuda_flush,
 	cuda_stream,
 	cuda_time_batch,

@@ -49,6 +49,9 @@ typedef struct cuda_ctx {
 	int sm_count;                /* multiprocessors */
 	int persisting_l2_max_bytes; /* largest persisting-L2 set-aside, 0 if unsupported */
 	long long *clock_dev;        /* 2 cycles/ns pairs written by the clock kernel */
+	nodus_patch *patch_dev;      /* patch table on the device */
+	nodus_patch *patch_host;     /* pinned staging for it */
+	int patch_cap;               /* entries both hold */
 	char pci_bus_id[32];         /* "0000:19:00.0" from cudaDeviceGetPCIBusId */
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
 } cuda_ctx;
