@@ -166,6 +166,9 @@ elif [ "$mode" = retest ]; then
 	row "test-retest" "$(tail -1 "$OUT/retest.txt")"
 	python3 bench/overhead.py "$work/run2.db" >"$OUT/overhead.txt" 2>>"$log"
 	row "overhead" "$(tail -1 "$OUT/overhead.txt")"
+	row "fixed overhead" "$(grep '^fixed overhead' "$OUT/overhead.txt")"
+	row "validation" "$(grep '^validation' "$OUT/overhead.txt")"
+	{ echo; echo "== phases.py run2.db"; python3 bench/phases.py "$work/run2.db"; } >>"$OUT/overhead.txt" 2>>"$log"
 	"$N" plan suites/adversarial/cuda/campaign.json --cache "$cache" -o "$work/adv-plan.json" >>"$log" 2>&1
 	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
 	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1

@@ -12,15 +12,17 @@ time: the target is stated with compiles cached) spent in measured kernels for
 pairs whose kernels take >= 100 us.
 
 Validation (drawing inputs, moving outputs, comparing them) grows with the bytes
-of the tensors; the rest of the overhead does not. A least-squares line through
-(GB drawn and sent, overhead) over the cached OK records splits the two: its
-intercept is the fixed overhead per pair-condition, its slope the validation
-cost per GB. Last line: summary.
+of the tensors; the rest of the overhead does not. The fixed overhead per
+pair-condition is the median overhead of the cached OK records that moved less
+than SMALL_GB; the validation cost per GB is the least-squares slope of overhead
+against data over all cached OK records. Last line: summary.
 """
 import json
 import sqlite3
 import statistics
 import sys
+
+SMALL_GB = 0.2
 
 
 def main():
@@ -56,8 +58,12 @@ def main():
         my = statistics.fmean(p[1] for p in points)
         sxx = sum((p[0] - mx) ** 2 for p in points)
         slope = sum((p[0] - mx) * (p[1] - my) for p in points) / sxx
-        print(f"overhead = {my - slope * mx:.3f} s fixed + {slope:.3f} s per GB of data "
-              f"(least squares over {len(points)} cached OK records)")
+        print(f"validation: {slope:.3f} s per GB of data drawn and sent "
+              f"(least-squares slope over {len(points)} cached OK records)")
+    small = [p[1] for p in points if p[0] < SMALL_GB]
+    if small:
+        print(f"fixed overhead per pair-condition: median {statistics.median(small):.3f} s, "
+              f"max {max(small):.3f} s over {len(small)} cached OK records with < {SMALL_GB} GB")
     med = statistics.median(fixed) if fixed else float("nan")
     share = long_kernel / long_wall if long_wall else float("nan")
     print(f"overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "
