@@ -998,6 +998,9 @@ static int isolation_check(struct run_ctx *x, const char *when, json_t *detail, 
 		gpu_isolation(x, when, detail, ok);
 		return 0;
 	}
+	/* our own start-ups and exits are not other load: let them finish */
+	exiting_reap(x);
+	spares_wait_warm(x);
 	double busy = 0;
 	nodus_error err;
 	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
