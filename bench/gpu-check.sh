@@ -16,6 +16,10 @@
 #     bash bench/gpu-check.sh overhead      the isolated CUDA campaign once, with
 #                                           overhead.py and phases.py (where each
 #                                           attempt's time went)
+#     bash bench/gpu-check.sh sharing       two study conditions only (mps-membw-3,
+#                                           replay-3): workers started ahead as MPS
+#                                           clients and in four orchestrators at once,
+#                                           conditions-check.py, what is left running
 #     bash bench/gpu-check.sh study         the sharing study (suites/cuda/study.json:
 #                                           isolated, timeslice, mps, streams, replay
 #                                           at two tenant counts, the isolated
@@ -110,6 +114,19 @@ elif [ "$mode" = overhead ]; then
 		build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/gpu/libnodus_gpu_test_kernels.so >>"$log" 2>&1
 	case $? in 0) row test-gpu-backend passed ;; 77) row test-gpu-backend "skipped: no GPU" ;; *) row test-gpu-backend FAILED ;; esac
 	sed -n '/^totals/,$p' "$OUT/phases.txt" | head -14
+elif [ "$mode" = sharing ]; then
+	"$N" plan suites/cuda/study.json -o "$work/study-plan.json" >>"$log" 2>&1 || row "study plan" FAILED
+	for cond in ${SHARING_CONDITIONS:-mps-membw-3 replay-3}; do
+		runcampaign "$cond" "$work/study-plan.json" "$work/sharing.db" --condition "$cond" --resume
+	done
+	"$N" report "$work/sharing.db" --format text -o "$OUT/sharing-report.txt" >>"$log" 2>&1
+	python3 bench/conditions-check.py "$work/sharing.db" >"$OUT/conditions-check.txt" 2>>"$log"
+	row "conditions as declared" "$(tail -1 "$OUT/conditions-check.txt")"
+	python3 bench/phases.py "$work/sharing.db" >"$OUT/phases.txt" 2>>"$log"
+	sleep 2
+	left=$(pgrep -fc "$N __" || true)
+	row "left running afterwards" "${left:-0} nodus worker/stressor processes"
+	row "private MPS directories left" "$(ls -d /tmp/nodus-mps-* 2>/dev/null | wc -l)"
 elif [ "$mode" = study ]; then
 	"$N" plan suites/cuda/study.json -o "$OUT/study-plan.json" >>"$log" 2>&1 || row "study plan" FAILED
 	runcampaign "study" "$OUT/study-plan.json" "$work/study.db"
@@ -192,7 +209,7 @@ elif [ "$mode" = retest ]; then
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db identity.db report-run1.txt report-run2.txt
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | study | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | final" >&2
 	exit 2
 fi
 

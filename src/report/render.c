@@ -170,6 +170,15 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		add_interval(b, json_object_get(f, "baseline_speedup"), "%.3g");
 		nodus_buf_adds(b, "\n");
 	}
+	const json_t *fu = json_object_get(c, "fast_unchecked");
+	if (json_array_size(fu) > 0)
+		nodus_buf_addf(b, "  FASTER here with no final %s record (unchecked): %zu\n", base,
+			       json_array_size(fu));
+	json_array_foreach(fu, i, f) {
+		nodus_buf_addf(b, "    %s: FASTER ", str(f, "pair"));
+		add_interval(b, json_object_get(f, "speedup"), "%.3g");
+		nodus_buf_adds(b, "\n");
+	}
 	text_cost(c, b);
 }
 

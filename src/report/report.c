@@ -405,11 +405,16 @@ static int agreement(const struct ctx *c, const struct items *it, json_t *out, n
 	return 0;
 }
 
-static json_t *false_fast(const struct ctx *c, const struct items *it, int k)
+/* FASTER under condition k and not FASTER in the baseline. A pair with no
+ * final baseline record is not "not fast in isolation": nobody knows yet.
+ * It goes to fast_unchecked instead (unchecked = 1). */
+static json_t *false_fast(const struct ctx *c, const struct items *it, int k, int unchecked)
 {
 	json_t *list = json_array();
 	for (int i = 0; i < it->n; i++) {
 		if (it->b[i] != NODUS_LABEL_FASTER || it->a[i] == NODUS_LABEL_FASTER)
+			continue;
+		if ((it->a[i] == CAT_MISSING) != unchecked)
 			continue;
 		int p = it->pair[i];
 		json_array_append_new(list, json_pack(
@@ -513,7 +518,8 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 	rc = agreement(c, &it, cond, err);
 	if (rc == 0) {
 		json_object_set_new(cond, "matrix", matrix(&it));
-		json_object_set_new(cond, "false_fast", false_fast(c, &it, k));
+		json_object_set_new(cond, "false_fast", false_fast(c, &it, k, 0));
+		json_object_set_new(cond, "fast_unchecked", false_fast(c, &it, k, 1));
 		json_object_set_new(cond, "cost", cost(c, k, agreeing, cond));
 		json_object_set_new(cond, "aa_noise", aa_noise(c, &it, k));
 		*out = cond;

@@ -271,7 +271,7 @@ static void test_kill_reaches_grandchild(void **state)
 	assert_int_equal(nodus_child_finish(&c), 128 + SIGKILL);
 
 	/* sh is gone, so sleep was re-parented to us (subreaper) */
-	int st = reap_orphan(grandchild, 5000);
+	int st = reap_orphan(grandchild, 20000); /* generous: a loaded CI machine */
 	if (st == -1)
 		kill(grandchild, SIGKILL);
 	assert_int_not_equal(st, -1);
@@ -333,7 +333,7 @@ static void test_signal_handler_kills_children(void **state)
 	assert_int_equal(kill(c.pid, SIGTERM), 0);
 	/* re-raised with the default action: the helper dies of SIGTERM */
 	assert_int_equal(nodus_child_finish_timeout(&c, 10000), 128 + SIGTERM);
-	int st = reap_orphan(grandchild, 5000);
+	int st = reap_orphan(grandchild, 20000); /* generous: a loaded CI machine */
 	if (st == -1)
 		kill(grandchild, SIGKILL);
 	assert_int_not_equal(st, -1);

@@ -231,6 +231,37 @@ static void test_false_fast(void **state)
 							 "false_fast")), 0);
 }
 
+/* A pair FASTER under the condition whose baseline has no final record is
+ * not called false-fast (nobody knows yet): it is listed as unchecked. */
+static void test_fast_without_baseline_is_unchecked(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "2.0");
+	for (int i = 0; i < f->d.n_records; i++) /* drop p4's baseline record */
+		if (strcmp(f->recs[i].pair_id, "p4") == 0 &&
+		    strcmp(f->recs[i].condition, "isolated") == 0) {
+			memmove(&f->recs[i], &f->recs[i + 1],
+				(size_t)(f->d.n_records - i - 1) * sizeof(f->recs[0]));
+			f->d.n_records--;
+			break;
+		}
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared");
+	json_t *ff = json_object_get(c, "false_fast"), *fu = json_object_get(c, "fast_unchecked");
+	assert_int_equal(json_array_size(ff), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ff, 0), "pair")), "p2");
+	assert_int_equal(json_array_size(fu), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fu, 0), "pair")), "p4");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fu, 0), "baseline")),
+			    "MISSING");
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "false fast (FASTER here, not in isolated): 1"));
+	assert_non_null(strstr(b.data, "FASTER here with no final isolated record (unchecked): 1"));
+	nodus_buf_release(&b);
+}
+
 static void test_cost_counts_failures_and_retries(void **state)
 {
 	struct fixture *f = *state;
@@ -408,6 +439,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_agreement_and_kappa, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reproducible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_fast, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_without_baseline_is_unchecked, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_cost_counts_failures_and_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_price_is_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_excluded_targets, setup, teardown),
