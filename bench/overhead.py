@@ -18,6 +18,7 @@ than SMALL_GB; the validation cost per GB is the least-squares slope of overhead
 against data over all cached OK records. Last line: summary.
 """
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -25,8 +26,27 @@ import sys
 SMALL_GB = 0.2
 
 
+
+def databases(count):
+    """The DB paths of the command line; --help prints this file's help."""
+    args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(args) != count:
+        print(f"usage: {__doc__.strip().splitlines()[2].split(': ', 1)[-1]}\n"
+              f"(--help says more)", file=sys.stderr)
+        sys.exit(2)
+    for path in args:
+        if not os.path.isfile(path):
+            print(f"{os.path.basename(sys.argv[0])}: {path}: no such database", file=sys.stderr)
+            sys.exit(2)
+    return args
+
+
 def main():
-    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    (path,) = databases(1)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT r.pair_id, r.condition, r.status, r.wall_s, r.compile_s,"
         " r.compile_cache_hits, r.ref_ns_median,"

@@ -10,6 +10,7 @@ every FASTER-by-construction pair FASTER, every FAIL pair a failure status.
 The last line is a one-line summary. Exit 1 when a requirement is not met.
 """
 import math
+import os
 import sqlite3
 import statistics
 import sys
@@ -59,8 +60,27 @@ def noise_floor(runs):
               f"run-to-run |log ratio| max {100 * max(between):.2f}%")
 
 
+
+def databases(count):
+    """The DB paths of the command line; --help prints this file's help."""
+    args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(args) != count:
+        print(f"usage: {__doc__.strip().splitlines()[2].split(': ', 1)[-1]}\n"
+              f"(--help says more)", file=sys.stderr)
+        sys.exit(2)
+    for path in args:
+        if not os.path.isfile(path):
+            print(f"{os.path.basename(sys.argv[0])}: {path}: no such database", file=sys.stderr)
+            sys.exit(2)
+    return args
+
+
 def main():
-    a, b = load(sys.argv[1]), load(sys.argv[2])
+    first, second = databases(2)
+    a, b = load(first), load(second)
     keys = sorted(set(a) & set(b))
     ok = True
     both = same = flips = 0
