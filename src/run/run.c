@@ -60,11 +60,12 @@ struct worker_proc {
 
 #define MAX_EXITING 4
 /* A pair takes two workers (oracle, measure). Spares are started in
- * batches, only when fewer than NODUS_SPARES_LOW are left, so that most
- * pairs start none and the wait for a batch's start-up is shared by
- * NODUS_SPARES / 2 pairs. */
-#define NODUS_SPARES 6
+ * batches at the start of an attempt, when fewer than NODUS_SPARES_LOW are
+ * left, so that every other pair starts none. Each idle spare holds a CUDA
+ * context (device memory), hence the small batch. */
+#define NODUS_SPARES 4
 #define NODUS_SPARES_LOW 2
+#define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
 
 struct run_ctx {
 	const nodus_run_opts *o;
@@ -74,6 +75,8 @@ struct run_ctx {
 	int n_spares;
 	nodus_child exiting[MAX_EXITING]; /* workers that sent DONE and are still ending */
 	int n_exiting;
+	uint64_t reaped_ns;            /* when exiting_reap last reaped workers */
+	int reaped_n;                  /* how many it reaped then */
 	nodus_plan *plan;
 	nodus_campaign *c;
 	nodus_store *store;
@@ -329,15 +332,18 @@ static void spare_drop(struct run_ctx *x)
  * before any timing starts, so no measurement overlaps their exit. */
 static void exiting_reap(struct run_ctx *x)
 {
+	if (x->n_exiting == 0)
+		return;
 	for (int i = 0; i < x->n_exiting; i++)
 		nodus_child_finish_timeout(&x->exiting[i], 5000);
+	x->reaped_n = x->n_exiting;
+	x->reaped_ns = nodus_now_ns();
 	x->n_exiting = 0;
 }
 
 /* Starts workers ahead of their jobs, up to NODUS_SPARES, when fewer than
- * NODUS_SPARES_LOW are left. Called
- * only where nothing is being timed: at the start of an attempt and once
- * its rounds are over. */
+ * NODUS_SPARES_LOW are left. Called only at the start of an attempt, where
+ * nothing is timed. */
 static void spares_fill(struct run_ctx *x)
 {
 	if (x->n_spares >= NODUS_SPARES_LOW)
@@ -353,17 +359,17 @@ static void spares_fill(struct run_ctx *x)
 /* Waits until every spare has finished starting (its WARM frame), so
  * that no start-up of ours competes with a timed pair for the CPU or the
  * driver (a launch-bound kernel's time follows the host's launch rate).
- * A spare that does not say WARM within 10 s is dropped. */
+ * Spares that have not said WARM within 10 s together are dropped. */
 static void spares_wait_warm(struct run_ctx *x)
 {
 	nodus_buf frame = NODUS_BUF_INIT;
+	uint64_t deadline = nodus_now_ns() + 10000000000ull;
 	for (int i = 0; i < x->n_spares; i++) {
 		struct worker_proc *s = &x->spare[i];
 		uint32_t type = 0;
 		if (s->warm)
 			continue;
-		if (nodus_ipc_read(s->child.result_fd, &type, &frame, nodus_now_ns() + 10000000000ull) ==
-			    0 &&
+		if (nodus_ipc_read(s->child.result_fd, &type, &frame, deadline) == 0 &&
 		    type == NODUS_MSG_WARM) {
 			s->warm = 1;
 			continue;
@@ -385,23 +391,27 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 	char *text = json_dumps(job, JSON_COMPACT);
 	if (!text)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
-	int rc = 0;
-	for (int tries = 0; tries < 2; tries++) {
+	int rc = 0, cold = 0;
+	for (;;) {
 		if (x->n_spares > 0) {
 			*w = x->spare[0];
 			memmove(&x->spare[0], &x->spare[1],
 				(size_t)(x->n_spares - 1) * sizeof(x->spare[0]));
 			x->n_spares--;
-		} else if ((rc = worker_spawn(x, w, err))) {
-			break;
+		} else if (cold++ == 0) {
+			if ((rc = worker_spawn(x, w, err)))
+				break;
+		} else {
+			break; /* rc holds why the cold worker did not take it */
 		}
 		w->started_ns = nodus_now_ns();
 		w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
 		rc = nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text));
 		if (rc == 0)
 			break;
-		/* the worker died before its job (a spare killed meanwhile): reap it
-		 * and try once with a fresh one */
+		/* the worker died before its job (a spare killed meanwhile, by the
+		 * OOM killer or a driver fault): reap it and try the next spare,
+		 * then once a fresh one */
 		int code = nodus_child_finish_timeout(&w->child, 1000);
 		w->running = 0;
 		rc = NODUS_ERR(err, NODUS_ECHILD,
@@ -848,6 +858,9 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 
 /* ---- one worker's conversation ---- */
 
+static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
+			   int *ok);
+
 static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 {
 	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
@@ -898,8 +911,6 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			nvml_round_snapshot(x, a);
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
 			send_cmd(w, cmd);
-			if (cmd != 'c')
-				spares_fill(x); /* timing is over: start the next workers now */
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);
 			got_done = 1;
@@ -926,11 +937,22 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				got_done = 1;
 				break;
 			}
-			uint64_t t_reap = nodus_now_ns();
+			uint64_t t_quiet = nodus_now_ns();
 			/* nothing of ours starts or ends while the pair is timed */
 			exiting_reap(x);
 			spares_wait_warm(x);
-			phase_since(a, "quiesce_s", t_reap);
+			int ok;
+			isolation_check(x, "isolation_before", 1, a->detail, &ok);
+			uint64_t waited = nodus_now_ns() - t_quiet;
+			phase_since(a, "quiesce_s", t_quiet);
+			w->deadline_ns += waited; /* the harness's wait, not the worker's time */
+			if (!ok) {
+				set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
+					   "other load on the machine before the pair was timed");
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
 			send_cmd(w, 'c');
 		}
 		if (a->status != NODUS_STATUS_OK && !measure)
@@ -955,7 +977,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
  * thermal clocks-event reason. NVML's process list lags a context that has
  * just gone (our previous worker's) by up to a few hundred ms, so a failed
  * check is asked again for up to a second before it counts. */
-static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, int *ok)
+static void gpu_isolation(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
+			  int *ok)
 {
 	if (!x->nvml) {
 		*ok = 0;
@@ -966,11 +989,13 @@ static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, i
 	uint64_t reasons = 0;
 	char why[256] = "";
 	nodus_error err;
+	/* ours: the spares (all WARM, so each holds a context), the worker
+	 * of this attempt while it lives, and workers reaped a moment ago
+	 * that NVML may still list */
+	int recent = nodus_now_ns() - x->reaped_ns < NVML_LAG_NS ? x->reaped_n : 0;
+	int own = x->n_spares + own_alive + recent;
 	for (int i = 0; i < 5; i++) {
-		/* our own worker started ahead holds a context, and workers that
-		 * finished may still be ending: they may be listed */
-		if (nodus_nvml_isolation_check(x->nvml, x->n_spares + x->n_exiting,
-					       &isolated, &others,
+		if (nodus_nvml_isolation_check(x->nvml, own, &isolated, &others,
 					       &reasons, why, sizeof(why), &err)) {
 			snprintf(why, sizeof(why), "%.200s", err.message);
 			isolated = 0;
@@ -984,23 +1009,24 @@ static void gpu_isolation(struct run_ctx *x, const char *when, json_t *detail, i
 	char names[256];
 	nodus_nvml_reasons_format(reasons, names, sizeof(names));
 	json_object_set_new(detail, when,
-			    json_pack("{s:i,s:s,s:s}", "other_processes", others,
-				      "clocks_event_reasons", names, "why", why));
+			    json_pack("{s:i,s:i,s:s,s:s}", "other_processes", others, "own_allowed",
+				      own, "clocks_event_reasons", names, "why", why));
 	*ok = isolated;
 }
 
-static int isolation_check(struct run_ctx *x, const char *when, json_t *detail, int *ok)
+/* own_alive: 1 while this attempt's measure worker lives (it is idle
+ * during the check). Callers have reaped finished workers and waited for
+ * the spares, so the count of our own processes is exact. */
+static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
+			   int *ok)
 {
 	*ok = 1;
 	if (x->cond->kind != NODUS_COND_ISOLATED)
 		return 0;
 	if (x->c->target.backend == NODUS_BACKEND_CUDA) {
-		gpu_isolation(x, when, detail, ok);
+		gpu_isolation(x, when, own_alive, detail, ok);
 		return 0;
 	}
-	/* our own start-ups and exits are not other load: let them finish */
-	exiting_reap(x);
-	spares_wait_warm(x);
 	double busy = 0;
 	nodus_error err;
 	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
@@ -1082,16 +1108,8 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	int ok;
 	spares_fill(x);
-	uint64_t t0 = nodus_now_ns();
-	isolation_check(x, "isolation_before", a->detail, &ok);
-	phase_since(a, "isolation_before_s", t0);
-	if (!ok) {
-		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
-			   "other load on the machine before the pair ran");
-		return 0;
-	}
 	char ref_so[1024] = "", cand_so[1024] = "";
-	t0 = nodus_now_ns();
+	uint64_t t0 = nodus_now_ns();
 	int rc = build_both(x, a, ref_so, cand_so, err);
 	phase_since(a, "build_s", t0);
 	if (rc || a->status != NODUS_STATUS_OK)
@@ -1133,12 +1151,15 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		if (a->rounds == 0 || isnan(a->ci.estimate))
 			set_status(a, NODUS_STATUS_CRASH, "timing", "no timing rounds completed");
 	}
+	if (a->rounds == 0)
+		return 0; /* never timed: nothing to call isolated or not */
 	t0 = nodus_now_ns();
-	isolation_check(x, "isolation_after", a->detail, &ok);
+	exiting_reap(x); /* the measure worker: the count of our processes is exact */
+	isolation_check(x, "isolation_after", 0, a->detail, &ok);
 	phase_since(a, "isolation_after_s", t0);
 	if (!ok)
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
-			   "other load on the machine while the pair ran");
+			   "other load on the machine while the pair was timed");
 	return 0;
 }
 

@@ -250,6 +250,11 @@ static int cuda_patch(void *ctx, const nodus_patch *patches, int n, nodus_error 
 		c->patch_cap = cap;
 	}
 	memcpy(c->patch_host, patches, (size_t)n * sizeof(nodus_patch));
+	/* time_batch and call_sync report a solution's launch errors; one
+	 * left behind anyway is not this op's: clear it so the check after
+	 * our launch sees only ours. A sticky fault still fails the copy or
+	 * the synchronisation below. */
+	(void)cudaGetLastError();
 	ret = NODUS_CUDA_CALL(err, cudaMemcpyAsync(c->patch_dev, c->patch_host,
 						   (size_t)n * sizeof(nodus_patch),
 						   cudaMemcpyHostToDevice, c->stream));
@@ -257,8 +262,13 @@ static int cuda_patch(void *ctx, const nodus_patch *patches, int n, nodus_error 
 		patch_kernel<<<(n + 255) / 256, 256, 0, c->stream>>>(c->patch_dev, n);
 		ret = NODUS_CUDA_CALL(err, cudaGetLastError());
 	}
-	if (!ret)
-		ret = NODUS_CUDA_CALL(err, cudaStreamSynchronize(c->stream));
+	/* always: the staging buffer must not be reused while a copy reads it */
+	nodus_error sync_err;
+	int sync = NODUS_CUDA_CALL(&sync_err, cudaStreamSynchronize(c->stream));
+	if (!ret && sync) {
+		*err = sync_err;
+		ret = sync;
+	}
 	return ret;
 }
 
@@ -334,6 +344,10 @@ static int cuda_time_batch(void *ctx, nodus_entry_fn fn, const nodus_call *calls
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaDeviceSynchronize());
 	uint64_t t1 = nodus_now_ns();
+	/* a launch that failed ran nothing and would look fast: an error of
+	 * the batch, as it is for a correctness call */
+	if (!ret)
+		ret = NODUS_CUDA_CALL(err, cudaGetLastError());
 	if (ret)
 		return ret;
 	float ms = 0.0f;
