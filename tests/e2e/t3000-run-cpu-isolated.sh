@@ -27,5 +27,37 @@ while read -r pid cond expect outcome guard; do
 done < <(final_outcomes "$tmp/r.db")
 [ "$n" -eq 37 ] || fail "expected 37 final records, got $n"
 grep -q affine_wrong < <(final_outcomes "$tmp/r.db" | grep -v OK) || fail "no wrong-affine pair recorded"
+# every timed record says where its wall time went (bench/phases.py and
+# bench/overhead.py read this): the documented keys, the per-worker items,
+# parts inside their wholes, and the whole inside the record's wall time
+python3 - "$tmp/r.db" <<'PY' || fails=$((fails + 1))
+import json, sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT pair_id, wall_s, detail_json FROM records WHERE status = 'OK'").fetchall()
+top = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "trials_s", "quiesce_s",
+       "measure_s", "isolation_after_s", "compare_s"]
+worker = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_s", "call_s",
+          "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes"]
+bad = []
+for pid, wall, detail in rows:
+    ph = json.loads(detail).get("phases", {})
+    missing = [k for k in top if k not in ph] + [f"{w}.{k}" for w in ("oracle", "measure")
+                                                 for k in worker if k not in ph.get(w, {})]
+    if missing:
+        bad.append(f"{pid}: no {', '.join(missing)}")
+        continue
+    m = ph["measure"]
+    if m["perturb_s"] + m["recheck_s"] + m["intact_s"] > m["rounds_s"] + 1e-6:
+        bad.append(f"{pid}: rounds_s {m['rounds_s']} smaller than its parts")
+    spent = sum(ph[k] for k in ("build_s", "oracle_start_s", "oracle_s", "measure_start_s",
+                                "measure_s", "isolation_after_s"))
+    if spent > wall + 1e-3 or ph["trials_s"] > ph["measure_s"] + 1e-6:
+        bad.append(f"{pid}: phases {spent:.3f} s do not fit in wall {wall:.3f} s")
+    if m["bytes"] <= 0 or ph["oracle"]["bytes"] <= 0:
+        bad.append(f"{pid}: no bytes counted")
+if not rows or bad:
+    print("FAIL: detail.phases: " + ("; ".join(bad[:5]) if bad else "no OK records"))
+    sys.exit(1)
+PY
 [ "$fails" -eq 0 ] && echo "t3000: $n pairs as constructed"
 exit $((fails > 0))
