@@ -21,27 +21,14 @@ import os
 import sqlite3
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchargs  # noqa: E402  (beside this script)
 
 
-def databases(count):
-    """The DB paths of the command line; --help prints this file's help."""
-    args = sys.argv[1:]
-    if args[:1] in (["-h"], ["--help"]):
-        print(__doc__.strip())
-        sys.exit(0)
-    if len(args) != count:
-        print(f"usage: {__doc__.strip().splitlines()[2].split(': ', 1)[-1]}\n"
-              f"(--help says more)", file=sys.stderr)
-        sys.exit(2)
-    for path in args:
-        if not os.path.isfile(path):
-            print(f"{os.path.basename(sys.argv[0])}: {path}: no such database", file=sys.stderr)
-            sys.exit(2)
-    return args
 
 
 def main():
-    (path,) = databases(1)
+    (path,) = benchargs.databases(__doc__, 1)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     kinds = dict(db.execute("SELECT name, kind FROM conditions"))
     params = {n: json.loads(p or "{}") for n, p in db.execute("SELECT name, params_json FROM conditions")}
