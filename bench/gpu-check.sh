@@ -20,6 +20,10 @@
 #                                           replay-3): workers started ahead as MPS
 #                                           clients and in four orchestrators at once,
 #                                           conditions-check.py, what is left running
+#     bash bench/gpu-check.sh schedule      the isolated campaign twice under nodus's
+#                                           schedule and twice with the next workers
+#                                           started during timing, interleaved;
+#                                           schedule.py, retest.py, overhead.py on both
 #     bash bench/gpu-check.sh study         the sharing study (suites/cuda/study.json:
 #                                           isolated, timeslice, mps, streams, replay
 #                                           at two tenant counts, the isolated
@@ -208,8 +212,33 @@ elif [ "$mode" = retest ]; then
 		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db.db"
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db identity.db report-run1.txt report-run2.txt
+elif [ "$mode" = schedule ]; then
+	# issue 4 item 7: nodus's quiet schedule against the one the issue
+	# proposed (the next pair's workers start while a pair is timed), two
+	# isolated runs each, interleaved, on one plan and one compile cache
+	"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	for i in 1 2; do
+		runcampaign "quiet $i" "$work/plan.json" "$work/quiet$i.db" --condition isolated
+		export NODUS_EXPERIMENT_SPARES_DURING_TIMING=1
+		runcampaign "overlap $i" "$work/plan.json" "$work/overlap$i.db" --condition isolated
+		unset NODUS_EXPERIMENT_SPARES_DURING_TIMING
+	done
+	for s in quiet overlap; do
+		for i in 1 2; do
+			python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$s$i.db"
+		done
+		python3 bench/retest.py "$work/${s}1.db" "$work/${s}2.db" >"$OUT/retest-$s.txt" 2>>"$log"
+		row "test-retest $s" "$(tail -1 "$OUT/retest-$s.txt")"
+		python3 bench/overhead.py "$work/${s}2.db" >"$OUT/overhead-$s.txt" 2>>"$log"
+		row "fixed overhead $s" "$(grep '^fixed overhead' "$OUT/overhead-$s.txt")"
+	done
+	python3 bench/schedule.py "$work/quiet1.db" "$work/quiet2.db" "$work/overlap1.db" \
+		"$work/overlap2.db" >"$OUT/schedule.txt" 2>>"$log"
+	row "schedule.py" "exit $?"
+	tar -C "$work" -czf "$OUT/databases.tar.gz" quiet1.db quiet2.db overlap1.db overlap2.db
+	cat "$OUT/schedule.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | final" >&2
 	exit 2
 fi
 

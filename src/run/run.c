@@ -59,10 +59,13 @@ struct worker_proc {
 };
 
 #define MAX_EXITING 4
-/* A pair takes two workers (oracle, measure). Spares are started in
- * batches at the start of an attempt, when fewer than NODUS_SPARES_LOW are
- * left, so that every other pair starts none. Each idle spare holds a CUDA
- * context (device memory), hence the small batch. */
+/* A pair takes two workers (oracle, measure). The two it took are started
+ * again as soon as its timing is over (spares_top_up), so their start-ups
+ * overlap its final trial and the next pair's build, oracle and trials
+ * instead of waiting at the next pair's timing gate; at the start of an
+ * attempt spares start only when fewer than NODUS_SPARES_LOW are left
+ * (the first pair, or after a failure). Each idle spare holds a CUDA
+ * context (device memory), hence the small pool. */
 #define NODUS_SPARES 4
 #define NODUS_SPARES_LOW 2
 #define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
@@ -90,6 +93,10 @@ struct run_ctx {
 	nodus_nvml *nvml;              /* cuda targets: NVML, NULL when unavailable */
 	char nvml_why[256];            /* why NVML is unavailable */
 	nodus_run_summary *sum;
+	/* NODUS_EXPERIMENT_SPARES_DURING_TIMING=1: spares start as a pair's
+	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
+	 * against the quiet schedule; every record says which one it had */
+	int spares_during_timing;
 };
 
 /* Everything one attempt produces. */
@@ -121,6 +128,8 @@ struct attempt {
 	nodus_sample *samples;
 	int n_samples, cap_samples;
 	int rounds, looks;
+	int isolation_after_checked;   /* 1 once checked, right after the last timed round */
+	int isolation_after_ok;
 	nodus_interval ci;
 	int label;
 	double device_s, compile_s, validation_s;
@@ -341,19 +350,24 @@ static void exiting_reap(struct run_ctx *x)
 	x->n_exiting = 0;
 }
 
-/* Starts workers ahead of their jobs, up to NODUS_SPARES, when fewer than
- * NODUS_SPARES_LOW are left. Called only at the start of an attempt, where
- * nothing is timed. */
-static void spares_fill(struct run_ctx *x)
+/* Starts workers ahead of their jobs, up to NODUS_SPARES. Called only
+ * where nothing is timed: right after a pair's last timed round, and at the
+ * start of an attempt (spares_fill) when fewer than NODUS_SPARES_LOW are
+ * left. */
+static void spares_top_up(struct run_ctx *x)
 {
-	if (x->n_spares >= NODUS_SPARES_LOW)
-		return;
 	while (x->n_spares < NODUS_SPARES) {
 		nodus_error err;
 		if (worker_spawn(x, &x->spare[x->n_spares], &err))
 			break; /* not fatal: the next worker starts cold */
 		x->n_spares++;
 	}
+}
+
+static void spares_fill(struct run_ctx *x)
+{
+	if (x->n_spares < NODUS_SPARES_LOW)
+		spares_top_up(x);
 }
 
 /* Waits until every spare has finished starting (its WARM frame), so
@@ -866,6 +880,23 @@ static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
 }
 
+/* After the last timed round, while the measure worker waits for our
+ * answer: the isolation check after timing (the spares are all WARM and
+ * none has started since the gate, so the count of our own processes is
+ * exact without waiting for the worker to exit), then the spares this pair
+ * used are started again. Its status is applied at the end of the attempt,
+ * so that a failure of the final trial still names the real fault. */
+static void timing_over(struct run_ctx *x, struct attempt *a)
+{
+	uint64_t t0 = nodus_now_ns();
+	if (x->spares_during_timing)
+		spares_wait_warm(x); /* for an exact count */
+	isolation_check(x, "isolation_after", 1, a->detail, &a->isolation_after_ok);
+	a->isolation_after_checked = 1;
+	phase_since(a, "isolation_after_s", t0);
+	spares_top_up(x);
+}
+
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
  * answers the correctness gate and every round. */
 static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w, int measure)
@@ -910,6 +941,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			}
 			nvml_round_snapshot(x, a);
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
+			if (cmd == 's')
+				timing_over(x, a);
 			send_cmd(w, cmd);
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);
@@ -954,6 +987,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				break;
 			}
 			send_cmd(w, 'c');
+			if (x->spares_during_timing)
+				spares_top_up(x);
 		}
 		if (a->status != NODUS_STATUS_OK && !measure)
 			break;
@@ -1153,10 +1188,14 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	}
 	if (a->rounds == 0)
 		return 0; /* never timed: nothing to call isolated or not */
-	t0 = nodus_now_ns();
-	exiting_reap(x); /* the measure worker: the count of our processes is exact */
-	isolation_check(x, "isolation_after", 0, a->detail, &ok);
-	phase_since(a, "isolation_after_s", t0);
+	if (a->isolation_after_checked) {
+		ok = a->isolation_after_ok;
+	} else { /* the worker ended during timing */
+		t0 = nodus_now_ns();
+		exiting_reap(x); /* the measure worker: the count of our processes is exact */
+		isolation_check(x, "isolation_after", 0, a->detail, &ok);
+		phase_since(a, "isolation_after_s", t0);
+	}
 	if (!ok)
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
 			   "other load on the machine while the pair was timed");
@@ -1223,6 +1262,9 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 				    json_real(tie_margin_for(&x->c->judge, a)));
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
 	json_object_set(a->detail, "phases", a->phases);
+	json_object_set_new(a->detail, "worker_schedule",
+			    json_string(x->spares_during_timing ? "spares_during_timing"
+								: "quiet_timing"));
 	json_object_set_new(a->detail, "condition",
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",
@@ -1459,6 +1501,8 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;
 	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
+	const char *overlap = getenv("NODUS_EXPERIMENT_SPARES_DURING_TIMING");
+	x.spares_during_timing = overlap && strcmp(overlap, "1") == 0;
 	int ran_any = 0;
 	for (int i = 0; i < x.c->n_conditions; i++) {
 		if (o->condition && strcmp(o->condition, x.c->conditions[i].name) != 0)
