@@ -15,6 +15,7 @@ totals per item, largest first.
 import json
 import os
 import sqlite3
+import statistics
 import sys
 from collections import defaultdict
 
@@ -58,6 +59,19 @@ def main():
           "(worker items are inside oracle_s / measure_s; rounds_s holds perturb_s, recheck_s, intact_s)")
     for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"  {k:<28} {v:9.3f} s  {100 * v / wall_total if wall_total else 0:5.1f}% of wall")
+    # detail.startup: each worker's start-up before its job (outside the
+    # record's wall time when it was started ahead as a spare)
+    steps = defaultdict(list)
+    for *_, detail in rows:
+        for who in json.loads(detail or "{}").get("startup", {}).values():
+            for k, v in who.items():
+                if v >= 0:
+                    steps[k].append(v)
+    if steps:
+        print("worker start-ups (before the job), median and max over "
+              f"{max(len(v) for v in steps.values())} workers:")
+        for k, v in steps.items():
+            print(f"  {k:<28} median {statistics.median(v):.3f} s  max {max(v):.3f} s")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ struct worker_proc {
 	int warm;                      /* a spare that has said WARM */
 	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
 	uint64_t started_ns;           /* when the job was handed over */
+	char startup[160];             /* its WARM frame: what its start-up cost */
 };
 
 #define MAX_EXITING 4
@@ -134,6 +135,7 @@ struct attempt {
 	int label;
 	double device_s, compile_s, validation_s;
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
+	json_t *startup;               /* its workers' start-ups (detail.startup) */
 	double compare_s;              /* orchestrator time in output comparisons */
 	int cache_hits;
 	char target_hash[NODUS_SHA256_HEX];
@@ -370,6 +372,13 @@ static void spares_fill(struct run_ctx *x)
 		spares_top_up(x);
 }
 
+static void keep_startup(struct worker_proc *w, const nodus_buf *frame)
+{
+	size_t n = frame->len < sizeof(w->startup) - 1 ? frame->len : sizeof(w->startup) - 1;
+	memcpy(w->startup, frame->data, n);
+	w->startup[n] = '\0';
+}
+
 /* Waits until every spare has finished starting (its WARM frame), so
  * that no start-up of ours competes with a timed pair for the CPU or the
  * driver (a launch-bound kernel's time follows the host's launch rate).
@@ -386,6 +395,7 @@ static void spares_wait_warm(struct run_ctx *x)
 		if (nodus_ipc_read(s->child.result_fd, &type, &frame, deadline) == 0 &&
 		    type == NODUS_MSG_WARM) {
 			s->warm = 1;
+			keep_startup(s, &frame);
 			continue;
 		}
 		nodus_child_kill(&s->child);
@@ -919,7 +929,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		if (rc)
 			break; /* EOF or garbage: the worker died */
 		if (type == NODUS_MSG_WARM) {
-			continue; /* a spare's start-up notice nobody read before its job */
+			keep_startup(w, &payload); /* nobody read it before the job */
+			continue;
 		} else if (type == NODUS_MSG_READY) {
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
 			json_t *fp = json_object_get(o, "fingerprint");
@@ -956,6 +967,10 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			json_t *phases = json_object_get(o, "phases");
 			if (phases)
 				json_object_set(a->phases, who, phases);
+			json_t *startup = json_loads(w->startup, 0, NULL);
+			if (json_is_object(startup)) /* before the job: outside the wall time */
+				json_object_set(a->startup, who, startup);
+			json_decref(startup);
 			json_decref(o);
 			got_done = 1;
 			break;
@@ -1111,6 +1126,7 @@ static void attempt_release(struct attempt *a)
 	free(a->samples);
 	json_decref(a->detail);
 	json_decref(a->phases);
+	json_decref(a->startup);
 }
 
 static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n)
@@ -1137,6 +1153,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->stream = nodus_judge_stream_id(key);
 	a->detail = json_object();
 	a->phases = json_object();
+	a->startup = json_object();
 }
 
 static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
@@ -1262,6 +1279,8 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 				    json_real(tie_margin_for(&x->c->judge, a)));
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
 	json_object_set(a->detail, "phases", a->phases);
+	if (json_object_size(a->startup))
+		json_object_set(a->detail, "startup", a->startup);
 	json_object_set_new(a->detail, "worker_schedule",
 			    json_string(x->spares_during_timing ? "spares_during_timing"
 								: "quiet_timing"));

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -1128,23 +1129,59 @@ static int worker_run(struct worker *w, nodus_error *err)
 	return 0;
 }
 
+/* Seconds from this process's start (exec) to now, from the kernel's start
+ * time (clock ticks since boot); NAN when /proc cannot say. */
+static double seconds_since_exec(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return NAN;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	unsigned long long start_ticks = 0;
+	/* after ") ": state, then fields 4..21; starttime is field 22 */
+	if (!p || sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				"%*s %*s %*s %llu", &start_ticks) != 1)
+		return NAN;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec boot;
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return NAN;
+	return (double)boot.tv_sec + (double)boot.tv_nsec * 1e-9 - (double)start_ticks / (double)hz;
+}
+
 int nodus_worker_main(const char *preopen_backend)
 {
 	struct worker w;
 	memset(&w, 0, sizeof(w));
 	nodus_error err;
 	memset(&err, 0, sizeof(err));
+	double exec_s = seconds_since_exec();
 	/* Started ahead of its job: create the device context now, while the
 	 * orchestrator is busy with the previous worker. Nothing untrusted is
 	 * loaded until the job arrives. A failure is reported with the job. */
+	uint64_t t0 = nodus_now_ns();
 	int pre_rc = preopen_backend ? open_backend(&w, preopen_backend, &err) : 0;
+	double open_s = (double)(nodus_now_ns() - t0) * 1e-9;
 	/* the fingerprint too (NVML and device queries take tens of ms) */
+	t0 = nodus_now_ns();
 	if (!pre_rc && preopen_backend && w.ops->fingerprint(w.dev, &w.fingerprint, &err))
 		w.fingerprint = NULL; /* asked again with the job, where a failure is reported */
-	/* tells the orchestrator this start-up is over: it times nothing while
-	 * a worker of its own is starting */
-	if (preopen_backend)
-		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, "", 0);
+	double fingerprint_s = (double)(nodus_now_ns() - t0) * 1e-9;
+	/* tells the orchestrator this start-up is over (it times nothing while
+	 * a worker of its own is starting), and what the start-up cost: the
+	 * exec up to main (dynamic linking), opening the backend (on cuda the
+	 * context) and the fingerprint */
+	if (preopen_backend) {
+		char startup[160];
+		int len = snprintf(startup, sizeof(startup),
+				   "{\"exec_s\":%.4f,\"open_s\":%.4f,\"fingerprint_s\":%.4f}",
+				   isnan(exec_s) ? -1.0 : exec_s, open_s, fingerprint_s);
+		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, startup, (size_t)len);
+	}
 	nodus_buf frame = NODUS_BUF_INIT;
 	uint32_t type = 0;
 	if (nodus_ipc_read(0, &type, &frame, 0) || type != NODUS_MSG_JOB) {
