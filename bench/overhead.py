@@ -40,11 +40,9 @@ def main():
         " (SELECT SUM(s.ns * s.batch) FROM samples s WHERE s.record_id = r.id), r.detail_json"
         " FROM records r ORDER BY r.id").fetchall()
     fixed, points, compiles = [], [], []
-    kept = 0
     long_wall = long_kernel = 0.0
     for pid, cond, status, wall, comp, hits, ref_ns, kern_ns, detail in rows:
         phases = json.loads(detail or "{}").get("phases", {})
-        kept += bool(json.loads(detail or "{}").get("oracle_kept"))
         gb = sum(phases.get(w, {}).get("bytes", 0) for w in ("oracle", "measure")) / 1e9
         kern = (kern_ns or 0) * 1e-9
         if comp and comp > 0:
@@ -73,7 +71,6 @@ def main():
     if small:
         print(f"fixed overhead per pair-condition: median {statistics.median(small):.3f} s, "
               f"max {max(small):.3f} s over {len(small)} cached OK records with < {SMALL_GB} GB")
-    print(f"oracle kept from the previous pair (no start-up): {kept} of {len(rows)} records")
     med = statistics.median(fixed) if fixed else float("nan")
     share = long_kernel / long_wall if long_wall else float("nan")
     print(f"overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "

@@ -505,11 +505,6 @@ static void close_parent_ends(nodus_child *c)
 	close_fd(&c->result_fd);
 }
 
-void nodus_child_close_stdin(nodus_child *c)
-{
-	close_fd(&c->in_fd);
-}
-
 /* Waits until pid has ended without reaping it (the zombie keeps pid and
  * pgid from being reused). Returns 0, or -1 when it is not our child. */
 static int wait_dead(pid_t pid)

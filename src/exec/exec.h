@@ -72,9 +72,6 @@ int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error 
  * has died (it stays a zombie, so its status is still there for
  * nodus_child_finish, which must follow); safe to call twice. */
 void nodus_child_kill(nodus_child *c);
-/* Closes the parent's end of the child's stdin (the child reads EOF);
- * safe to call twice. */
-void nodus_child_close_stdin(nodus_child *c);
 /* Closes the parent's fds, waits for the child; returns its exit code or
  * 128+signal; -1 if it was not running. */
 int nodus_child_finish(nodus_child *c);

@@ -57,7 +57,6 @@ struct worker_proc {
 	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
 	uint64_t started_ns;           /* when the job was handed over */
 	char startup[160];             /* its WARM frame: what its start-up cost */
-	int keep;                      /* an oracle to keep after its DONE (oracle_keep) */
 };
 
 #define MAX_EXITING 4
@@ -99,11 +98,6 @@ struct run_ctx {
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
 	int spares_during_timing;
-	/* cuda: the oracle of the last pair, kept idle (it has loaded only
-	 * the reference) for the next pair with the same reference, workload
-	 * and condition, which then starts one worker instead of two */
-	struct worker_proc oracle_kept;
-	char oracle_key[2200];
 };
 
 /* Everything one attempt produces. */
@@ -332,27 +326,10 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 
 static void exiting_reap(struct run_ctx *x);
 
-/* Lets the kept oracle end (its stdin closes), off the critical path like
- * any finished worker. */
-static void oracle_retire(struct run_ctx *x)
-{
-	struct worker_proc *o = &x->oracle_kept;
-	if (!o->running)
-		return;
-	nodus_child_close_stdin(&o->child);
-	if (x->n_exiting < MAX_EXITING)
-		x->exiting[x->n_exiting++] = o->child;
-	else
-		nodus_child_finish_timeout(&o->child, 5000);
-	o->running = 0;
-	x->oracle_key[0] = '\0';
-}
-
 /* Kills the workers started ahead, if any (the condition changed, or the
  * run ends), after reaping those that are ending. */
 static void spare_drop(struct run_ctx *x)
 {
-	oracle_retire(x);
 	exiting_reap(x);
 	for (int i = 0; i < x->n_spares; i++) {
 		nodus_child_kill(&x->spare[i].child);
@@ -468,25 +445,6 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 	return rc;
 }
 
-/* Hands the job to the kept oracle; nonzero when it has died meanwhile
- * (it is reaped, and the caller starts another worker). */
-static int oracle_reuse(struct run_ctx *x, struct worker_proc *w, json_t *job)
-{
-	char *text = json_dumps(job, JSON_COMPACT);
-	*w = x->oracle_kept;
-	x->oracle_kept.running = 0;
-	w->startup[0] = '\0'; /* this job paid no start-up */
-	w->started_ns = nodus_now_ns();
-	w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
-	int rc = text ? nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text)) : -1;
-	free(text);
-	if (rc) {
-		nodus_child_finish_timeout(&w->child, 1000);
-		memset(w, 0, sizeof(*w));
-	}
-	return rc;
-}
-
 static void send_cmd(struct worker_proc *w, char cmd)
 {
 	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &cmd, 1);
@@ -509,14 +467,6 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 {
 	if (!w->running)
 		return;
-	if (w->keep && got_done && !timed_out && a->status == NODUS_STATUS_OK) {
-		a->device_s += (double)(nodus_now_ns() - w->started_ns) * 1e-9;
-		x->oracle_kept = *w;
-		w->running = 0;
-		return;
-	}
-	/* it exits when its stdin closes (a cuda oracle would wait for a job) */
-	nodus_child_close_stdin(&w->child);
 	if (got_done && !timed_out && x->n_exiting < MAX_EXITING) {
 		/* its work is done and reported: let it end off the critical path */
 		x->exiting[x->n_exiting++] = w->child;
@@ -1090,10 +1040,10 @@ static void gpu_isolation(struct run_ctx *x, const char *when, int own_alive, js
 	char why[256] = "";
 	nodus_error err;
 	/* ours: the spares (all WARM, so each holds a context), the worker
-	 * of this attempt while it lives, the kept oracle (idle), and workers
-	 * reaped a moment ago that NVML may still list */
+	 * of this attempt while it lives, and workers reaped a moment ago
+	 * that NVML may still list */
 	int recent = nodus_now_ns() - x->reaped_ns < NVML_LAG_NS ? x->reaped_n : 0;
-	int own = x->n_spares + own_alive + recent + x->oracle_kept.running;
+	int own = x->n_spares + own_alive + recent;
 	for (int i = 0; i < 5; i++) {
 		if (nodus_nvml_isolation_check(x->nvml, own, &isolated, &others,
 					       &reasons, why, sizeof(why), &err)) {
@@ -1221,21 +1171,12 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	struct worker_proc w;
 	memset(&w, 0, sizeof(w));
 	json_t *job = job_json(x, a, 0, ref_so, cand_so);
-	char key[sizeof(x->oracle_key)];
-	snprintf(key, sizeof(key), "%s|%s|%s", ref_so, a->wl->name, x->cond->name);
-	if (x->oracle_kept.running && strcmp(key, x->oracle_key) != 0)
-		oracle_retire(x);
 	t0 = nodus_now_ns();
-	int reused = x->oracle_kept.running && oracle_reuse(x, &w, job) == 0;
-	if (!reused)
-		rc = worker_start(x, &w, job, err);
-	json_object_set_new(a->detail, "oracle_kept", json_boolean(reused));
+	rc = worker_start(x, &w, job, err);
 	phase_since(a, "oracle_start_s", t0);
 	json_decref(job);
 	if (rc)
 		return rc;
-	w.keep = x->c->target.backend == NODUS_BACKEND_CUDA;
-	snprintf(x->oracle_key, sizeof(x->oracle_key), "%s", key);
 	converse(x, a, &w, 0);
 	if (a->status != NODUS_STATUS_OK)
 		return 0;

@@ -99,7 +99,6 @@ struct worker {
 	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
 	char *fingerprint;                /* target fingerprint JSON, taken at open */
-	int ref_set_up;                   /* an oracle's reference ran its setup */
 };
 
 /* Seconds since t0 (from nodus_now_ns), added to a phase total. */
@@ -1064,11 +1063,7 @@ static int worker_run(struct worker *w, nodus_error *err)
 	nodus_rng_seed(&w->rng, json_u64(w->job, "order_seed"));
 
 	uint64_t t_load = nodus_now_ns();
-	json_t *ref_spec = json_object_get(w->job, "reference");
-	const char *ref_so = json_string_value(json_object_get(ref_spec, "so"));
-	if (w->ref.dl && (w->is_measure || !ref_so || strcmp(ref_so, w->ref.path) != 0))
-		return fail("CRASH", "", "job", "a kept oracle is given another reference"), 1;
-	if (!w->ref.dl && (rc = load_solution(ref_spec, &w->ref, err)))
+	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
 		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
 	if (w->is_measure &&
 	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
@@ -1080,10 +1075,9 @@ static int worker_run(struct worker *w, nodus_error *err)
 			    "candidate exports '%s', which would interpose on the harness", bad),
 		       1;
 
-	if (!w->workspace && (rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)))
+	if ((rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)))
 		return rc;
-	if (!w->host_ws)
-		w->host_ws = malloc(WORKSPACE_BYTES);
+	w->host_ws = malloc(WORKSPACE_BYTES);
 	if (!w->host_ws)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the workspace");
 
@@ -1099,9 +1093,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 
 	t0 = nodus_now_ns();
 	if (!w->is_measure) {
-		if (!w->ref_set_up && (rc = setup_solution(&w->ref, "reference")))
+		if ((rc = setup_solution(&w->ref, "reference")))
 			return rc;
-		w->ref_set_up = 1;
 		phase_add(&w->phase.setup_s, t0);
 		if ((rc = run_list(w, &w->ref, NODUS_ROLE_REFERENCE, "oracle", 1, err)))
 			return rc;
@@ -1197,15 +1190,13 @@ int nodus_worker_main(const char *preopen_backend)
 	}
 	json_error_t jerr;
 	w.job = json_loadb(frame.data, frame.len, 0, &jerr);
-	if (!w.job) {
-		nodus_buf_release(&frame);
+	nodus_buf_release(&frame);
+	if (!w.job)
 		return fail("CRASH", "", "job", "unreadable job: %s", jerr.text), 2;
-	}
 	const char *role = json_string_value(json_object_get(w.job, "role"));
 	w.is_measure = role && strcmp(role, "measure") == 0;
 	if (pre_rc) {
 		fail_err("LOAD_ERROR", "backend", &err);
-		nodus_buf_release(&frame);
 		json_decref(w.job);
 		return 0;
 	}
@@ -1213,34 +1204,6 @@ int nodus_worker_main(const char *preopen_backend)
 	int rc = worker_run(&w, &err);
 	if (rc < 0)
 		fail_err(rc == NODUS_ECUDA ? "RUNTIME_ERROR" : "CRASH", "worker", &err);
-	/* A cuda oracle may be kept for the next pair with the same reference
-	 * and workload (one CUDA context fewer to create): it takes jobs until
-	 * its stdin closes. Only the reference has ever been loaded here. */
-	while (rc == 0 && !w.is_measure && w.ops && strcmp(w.ops->name, "cuda") == 0) {
-		if (nodus_ipc_read(0, &type, &frame, 0) || type != NODUS_MSG_JOB)
-			break; /* closed: not kept */
-		json_decref(w.job);
-		w.job = json_loadb(frame.data, frame.len, 0, &jerr);
-		if (!w.job) {
-			fail("CRASH", "", "job", "unreadable job: %s", jerr.text);
-			break;
-		}
-		role = json_string_value(json_object_get(w.job, "role"));
-		w.is_measure = role && strcmp(role, "measure") == 0;
-		nodus_task_release(&w.task);
-		nodus_workload_release(&w.workload);
-		memset(&w.task, 0, sizeof(w.task));
-		memset(&w.workload, 0, sizeof(w.workload));
-		free(w.instances);
-		w.instances = NULL;
-		w.n_instances = 0;
-		w.device_s = 0;
-		memset(&w.phase, 0, sizeof(w.phase));
-		memset(&err, 0, sizeof(err));
-		if ((rc = worker_run(&w, &err)) < 0)
-			fail_err(rc == NODUS_ECUDA ? "RUNTIME_ERROR" : "CRASH", "worker", &err);
-	}
-	nodus_buf_release(&frame);
 	/* Solutions stay loaded: unloading code a candidate may still run on
 	 * another thread is worse than leaking at exit. */
 	if (w.dev)
