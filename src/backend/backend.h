@@ -65,6 +65,9 @@ typedef struct nodus_backend_ops {
 			 nodus_error *err);
 	/* Target fingerprint as a JSON object text, heap (caller frees). */
 	int (*fingerprint)(void *ctx, char **json_out, nodus_error *err);
+	/* What open cost, in seconds: starting the driver and creating the
+	 * context, then the backend's own setup. Optional (NULL on cpu). */
+	void (*open_cost)(void *ctx, double *context_s, double *setup_s);
 } nodus_backend_ops;
 
 const nodus_backend_ops *nodus_backend_cpu(void);

@@ -1176,10 +1176,15 @@ int nodus_worker_main(const char *preopen_backend)
 	 * exec up to main (dynamic linking), opening the backend (on cuda the
 	 * context) and the fingerprint */
 	if (preopen_backend) {
+		double context_s = -1, setup_s = -1; /* -1: the backend does not say */
+		if (!pre_rc && w.ops->open_cost)
+			w.ops->open_cost(w.dev, &context_s, &setup_s);
 		char startup[160];
 		int len = snprintf(startup, sizeof(startup),
-				   "{\"exec_s\":%.4f,\"open_s\":%.4f,\"fingerprint_s\":%.4f}",
-				   isnan(exec_s) ? -1.0 : exec_s, open_s, fingerprint_s);
+				   "{\"exec_s\":%.4f,\"open_s\":%.4f,\"context_s\":%.4f,"
+				   "\"setup_s\":%.4f,\"fingerprint_s\":%.4f}",
+				   isnan(exec_s) ? -1.0 : exec_s, open_s, context_s, setup_s,
+				   fingerprint_s);
 		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, startup, (size_t)len);
 	}
 	nodus_buf frame = NODUS_BUF_INIT;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int nodus__cuda_check(cudaError_t rc, const char *call, const char *file, int line,
 		      nodus_error *err)
@@ -135,17 +136,27 @@ static void cuda_close(void *ctx)
 	free(c);
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int cuda_open(void **ctx, nodus_error *err)
 {
 	*ctx = NULL;
 	cuda_ctx *c = (cuda_ctx *)calloc(1, sizeof *c);
 	if (!c)
 		return NODUS_ERR(err, NODUS_ENOMEM, "cuda backend: out of memory");
+	double t0 = seconds_now();
 	int ret = pick_device(&c->device, err);
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaSetDevice(c->device));
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaFree(0)); /* creates the context now */
+	double t1 = seconds_now();
+	c->context_s = t1 - t0;
 	if (!ret)
 		ret = read_device(c, err);
 	if (!ret)
@@ -167,12 +178,20 @@ static int cuda_open(void **ctx, nodus_error *err)
 		ret = NODUS_CUDA_CALL(err, cudaMalloc(&c->clock_dev, 4 * sizeof(long long)));
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaDeviceSynchronize());
+	c->setup_s = seconds_now() - t1;
 	if (ret) {
 		cuda_close(c);
 		return ret;
 	}
 	*ctx = c;
 	return 0;
+}
+
+static void cuda_open_cost(void *ctx, double *context_s, double *setup_s)
+{
+	const cuda_ctx *c = (const cuda_ctx *)ctx;
+	*context_s = c->context_s;
+	*setup_s = c->setup_s;
 }
 
 static int cuda_alloc(void *ctx, size_t bytes, void **ptr, nodus_error *err)
@@ -388,6 +407,7 @@ static const nodus_backend_ops cuda_ops = {
 	cuda_time_batch,
 	cuda_call_sync,
 	nodus__cuda_fingerprint,
+	cuda_open_cost,
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default

@@ -54,6 +54,8 @@ typedef struct cuda_ctx {
 	int patch_cap;               /* entries both hold */
 	char pci_bus_id[32];         /* "0000:19:00.0" from cudaDeviceGetPCIBusId */
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
+	double context_s;            /* open: driver start and context creation */
+	double setup_s;              /* open: stream, events, buffers after it */
 } cuda_ctx;
 
 /* Checks a cudaError_t; on failure fills err (see the header comment). */
