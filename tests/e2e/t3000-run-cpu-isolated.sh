@@ -56,9 +56,33 @@ for pid, wall, detail in rows:
         bad.append(f"{pid}: phases {spent:.3f} s do not fit in wall {wall:.3f} s")
     if m["bytes"] <= 0 or ph["oracle"]["bytes"] <= 0:
         bad.append(f"{pid}: no bytes counted")
+    # what each worker's start-up cost, and under which schedule it ran
+    d = json.loads(detail)
+    for who in ("oracle", "measure"):
+        st = d.get("startup", {}).get(who, {})
+        if set(st) != {"exec_s", "open_s", "context_s", "setup_s", "fingerprint_s"} or \
+                not 0 <= st["exec_s"] < 60 or not 0 <= st["open_s"] < 60:
+            bad.append(f"{pid}: detail.startup.{who} is {st}")
+    if d.get("worker_schedule") != "quiet_timing":
+        bad.append(f"{pid}: worker_schedule {d.get('worker_schedule')}")
 if not rows or bad:
     print("FAIL: detail.phases: " + ("; ".join(bad[:5]) if bad else "no OK records"))
     sys.exit(1)
 PY
+# the bench scripts read such a database: each runs on it, says --help,
+# and refuses a wrong command line with exit 2
+bench="$(dirname "$0")/../../bench"
+python3 "$bench/phases.py" "$tmp/r.db" | grep -q "^worker start-ups" || fail "phases.py: no start-up summary"
+python3 "$bench/overhead.py" "$tmp/r.db" | grep -q "^fixed overhead per pair-condition" || fail "overhead.py: no fixed overhead"
+python3 "$bench/retest.py" "$tmp/r.db" "$tmp/r.db" | tail -1 | grep -q -- "-> PASS" || fail "retest.py: a run against itself does not pass"
+# schedule.py checks each database's schedule: run 3 and 4 must be the overlap runs
+python3 "$bench/schedule.py" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" >"$tmp/schedule.txt"
+[ $? -eq 1 ] && grep -q "records of another schedule" "$tmp/schedule.txt" || fail "schedule.py: quiet records taken for overlap runs"
+grep -q "^quiet (nodus): campaign wall" "$tmp/schedule.txt" || fail "schedule.py: no quiet summary"
+for script in phases overhead retest schedule conditions-check; do
+	python3 "$bench/$script.py" --help | grep -q "^Usage: $script.py" || fail "$script.py --help"
+	python3 "$bench/$script.py" 2>/dev/null
+	[ $? -eq 2 ] || fail "$script.py without arguments: exit not 2"
+done
 [ "$fails" -eq 0 ] && echo "t3000: $n pairs as constructed"
 exit $((fails > 0))
