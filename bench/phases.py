@@ -64,8 +64,8 @@ def main():
     steps = defaultdict(list)
     for *_, detail in rows:
         for who in json.loads(detail or "{}").get("startup", {}).values():
-            for k, v in who.items():
-                if v >= 0:
+            for k, v in (who.items() if isinstance(who, dict) else ()):
+                if isinstance(v, (int, float)) and v >= 0:
                     steps[k].append(v)
     if steps:
         print("worker start-ups (before the job), median and max over "

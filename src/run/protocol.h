@@ -22,8 +22,9 @@
  *   ROUND     nodus_msg_round header + nodus_sample[n]
  *   FAIL      JSON {status, guard, stage, message}: the worker stops
  *   DONE      JSON {device_s, batch, ...}
- *   WARM      empty: a worker started ahead has its backend open and waits
- *             for its job (sent before any JOB; skipped if still unread)
+ *   WARM      JSON {exec_s, open_s, context_s, setup_s, fingerprint_s}: a
+ *             worker started ahead has its backend open and waits for its
+ *             job (its first frame, before any JOB; only the first counts)
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_PROTOCOL_H
 #define NODUS_PROTOCOL_H

@@ -891,12 +891,12 @@ static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 }
 
 /* After the last timed round, while the measure worker waits for our
- * answer: the isolation check after timing (the spares are all WARM and
+ * answer (returns how long it took, which the worker's watchdog gets back): the isolation check after timing (the spares are all WARM and
  * none has started since the gate, so the count of our own processes is
  * exact without waiting for the worker to exit), then the spares this pair
  * used are started again. Its status is applied at the end of the attempt,
  * so that a failure of the final trial still names the real fault. */
-static void timing_over(struct run_ctx *x, struct attempt *a)
+static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 {
 	uint64_t t0 = nodus_now_ns();
 	if (x->spares_during_timing)
@@ -904,7 +904,9 @@ static void timing_over(struct run_ctx *x, struct attempt *a)
 	isolation_check(x, "isolation_after", 1, a->detail, &a->isolation_after_ok);
 	a->isolation_after_checked = 1;
 	phase_since(a, "isolation_after_s", t0);
+	uint64_t waited = nodus_now_ns() - t0;
 	spares_top_up(x);
+	return waited;
 }
 
 /* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
@@ -929,7 +931,10 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		if (rc)
 			break; /* EOF or garbage: the worker died */
 		if (type == NODUS_MSG_WARM) {
-			keep_startup(w, &payload); /* nobody read it before the job */
+			/* the worker's own WARM is the first frame in its pipe; a
+			 * later one can only come from the loaded solution */
+			if (!w->startup[0])
+				keep_startup(w, &payload);
 			continue;
 		} else if (type == NODUS_MSG_READY) {
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
@@ -946,14 +951,19 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			on_checksum(a, &payload, !measure);
 			trial_frames++;
 		} else if (type == NODUS_MSG_ROUND) {
+			if (!measure || !gate_open) { /* only after the gate's 'c' */
+				set_status(a, NODUS_STATUS_CRASH, "protocol",
+					   "%s worker sent a round before timing started", who);
+				break;
+			}
 			if (push_samples(a, &payload)) {
 				set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed round frame");
 				break;
 			}
 			nvml_round_snapshot(x, a);
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
-			if (cmd == 's')
-				timing_over(x, a);
+			if (cmd == 's' && !a->isolation_after_checked)
+				w->deadline_ns += timing_over(x, a); /* our wait, not the worker's */
 			send_cmd(w, cmd);
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);

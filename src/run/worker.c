@@ -1129,8 +1129,9 @@ static int worker_run(struct worker *w, nodus_error *err)
 	return 0;
 }
 
-/* Seconds from this process's start (exec) to now, from the kernel's start
- * time (clock ticks since boot); NAN when /proc cannot say. */
+/* Seconds from this process's creation (its fork, so the child's set-up
+ * before exec counts too) to now, from the kernel's start time (clock
+ * ticks since boot); NAN when /proc cannot say. */
 static double seconds_since_exec(void)
 {
 	char buf[1024];
@@ -1185,6 +1186,8 @@ int nodus_worker_main(const char *preopen_backend)
 				   "\"setup_s\":%.4f,\"fingerprint_s\":%.4f}",
 				   isnan(exec_s) ? -1.0 : exec_s, open_s, context_s, setup_s,
 				   fingerprint_s);
+		if (len < 0 || len >= (int)sizeof(startup))
+			len = 0; /* a WARM without figures still says WARM */
 		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, startup, (size_t)len);
 	}
 	nodus_buf frame = NODUS_BUF_INIT;
