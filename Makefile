@@ -44,7 +44,9 @@ fuzz: deps
 
 # docs/guards.md, generated from the adversarial and fault tests' records and
 # the newest H200 adversarial report.
-H200_ADV ?= $(lastword $(sort $(wildcard bench/results/h200/*/report-adversarial.txt)))
+# the newest H200 adversarial report: result folders end in a running number
+H200_ADV ?= $(shell ls bench/results/h200/*/report-adversarial.txt 2>/dev/null | \
+	awk -F/ '{ n = $$(NF-1); sub(/.*-/, "", n); print n, $$0 }' | sort -n | tail -1 | cut -d' ' -f2)
 guards: $(BUILD)/nodus
 	@mkdir -p $(BUILD)/guards
 	rm -f $(BUILD)/guards/*.db
