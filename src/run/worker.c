@@ -73,6 +73,12 @@ struct call_buffers {
 	nodus_call call;
 };
 
+struct host_set {
+	void *in[NODUS_MAX_INPUTS];   /* host inputs */
+	void *scratch;                /* largest output or input, host */
+	size_t scratch_bytes;
+};
+
 struct worker {
 	const nodus_backend_ops *ops;
 	void *dev;                        /* backend context */
@@ -99,6 +105,9 @@ struct worker {
 	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
 	char *fingerprint;                /* target fingerprint JSON, taken at open */
+	struct host_set host_kept;        /* host buffers kept for the next instance */
+	int64_t host_kept_axes[NODUS_MAX_AXES]; /* their shape (instance axes) */
+	int host_kept_valid;
 };
 
 /* Seconds since t0 (from nodus_now_ns), added to a phase total. */
@@ -326,14 +335,21 @@ static int poison_outputs(struct worker *w, struct call_buffers *b, void *host, 
 
 /* ---- one checked call ---- */
 
-struct host_set {
-	void *in[NODUS_MAX_INPUTS];   /* host inputs */
-	void *scratch;                /* largest output or input, host */
-	size_t scratch_bytes;
-};
-
-static void host_release(struct host_set *h)
+/* A complete host set (scratch is allocated last) is kept for the next
+ * instance of the same shape instead of being freed: every instance but
+ * the shape probe has the workload's shape, and fresh pages cost a page
+ * fault each, which for large tensors is as much as drawing them on many
+ * threads. Every byte of a set is written before it is read (inputs are
+ * drawn whole, outputs downloaded whole). */
+static void host_release(struct worker *w, struct host_set *h, const int64_t *axes)
 {
+	if (!w->host_kept_valid && h->scratch) {
+		w->host_kept = *h;
+		memcpy(w->host_kept_axes, axes, sizeof(w->host_kept_axes));
+		w->host_kept_valid = 1;
+		memset(h, 0, sizeof(*h));
+		return;
+	}
 	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
 		free(h->in[i]);
 	free(h->scratch);
@@ -342,6 +358,20 @@ static void host_release(struct host_set *h)
 
 static int host_alloc(struct worker *w, struct host_set *h, const int64_t *axes)
 {
+	if (w->host_kept_valid &&
+	    memcmp(axes, w->host_kept_axes, sizeof(w->host_kept_axes)) == 0) {
+		*h = w->host_kept;
+		memset(&w->host_kept, 0, sizeof(w->host_kept));
+		w->host_kept_valid = 0;
+		return 0;
+	}
+	if (w->host_kept_valid) { /* another shape: never hold both */
+		for (int i = 0; i < NODUS_MAX_INPUTS; i++)
+			free(w->host_kept.in[i]);
+		free(w->host_kept.scratch);
+		memset(&w->host_kept, 0, sizeof(w->host_kept));
+		w->host_kept_valid = 0;
+	}
 	memset(h, 0, sizeof(*h));
 	size_t biggest = 64;
 	for (int i = 0; i < w->task.n_inputs; i++) {
@@ -421,13 +451,13 @@ static int send_input_checksums(struct worker *w, struct call_buffers *b, void *
 static int run_instance(struct worker *w, struct solution_handle *s, int role,
 			const nodus_instance *in, int passes, nodus_error *err)
 {
-	int64_t axes[NODUS_MAX_AXES];
+	int64_t axes[NODUS_MAX_AXES] = {0}; /* compared whole by host_alloc */
 	nodus__instance_axes(&w->task, &w->workload, in->probe, axes);
 	struct call_buffers b;
 	struct host_set h;
 	int rc = host_alloc(w, &h, axes);
 	if (rc) {
-		host_release(&h);
+		host_release(w, &h, axes);
 		return NODUS_ERR(err, rc, "out of memory for host inputs");
 	}
 	rc = buffers_alloc(w, &b, axes, 1, axes, err);
@@ -488,7 +518,7 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	}
 out:
 	buffers_release(w, &b);
-	host_release(&h);
+	host_release(w, &h, axes);
 	return rc;
 }
 
@@ -986,7 +1016,7 @@ static int measure_timing(struct worker *w, nodus_error *err)
 	if (streams)
 		streams_stop(streams, timing);
 	timing_release(w, &ts);
-	host_release(&h);
+	host_release(w, &h, w->axes);
 	if (!rc) {
 		json_object_set_new(timing, "batch_used", json_integer(batch));
 		json_object_set_new(timing, "calls_per_cycle", json_integer(n_calls));
