@@ -23,9 +23,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1473,25 +1470,10 @@ static int register_plan(struct run_ctx *x, nodus_error *err)
 	return rc;
 }
 
-/* Reference outputs and frames of hundreds of MB are allocated and freed
- * once per attempt. Above glibc's largest automatic mmap threshold (32 MB)
- * each one is a fresh mapping whose pages fault in again (a 128 MB memset:
- * 80 ms fresh, 13 ms reused, on a CI-class VM); kept in the heap, the next
- * attempt reuses them. The orchestrator's peak memory is an attempt's
- * anyway. */
-static void keep_large_buffers(void)
-{
-#ifdef __GLIBC__
-	mallopt(M_MMAP_THRESHOLD, 1 << 30);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-}
-
 int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diags,
 	      nodus_error *err)
 {
 	struct run_ctx x;
-	keep_large_buffers();
 	memset(&x, 0, sizeof(x));
 	memset(sum, 0, sizeof(*sum));
 	x.o = o;
