@@ -1248,6 +1248,9 @@ int nodus_worker_main(const char *preopen_backend)
 		w.ops->close(w.dev);
 	free(w.instances);
 	free(w.host_ws);
+	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
+		free(w.host_kept.in[i]);
+	free(w.host_kept.scratch);
 	free(w.fingerprint);
 	json_decref(w.job);
 	return 0;
