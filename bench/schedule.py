@@ -28,10 +28,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchargs  # noqa: E402  (beside this script)
-
-SMALL_GB = 0.2
-CLASSES = (("< 10 us", 0, 10e3), ("10-100 us", 10e3, 100e3), ("> 100 us", 100e3, float("inf")))
-DECIDED = {"FASTER", "SLOWER", "TIED"}
+from overhead import SMALL_GB  # noqa: E402  (what counts as a small workload)
+from retest import CLASSES, DECIDED  # noqa: E402  (duration classes, decided labels)
 
 
 def quantile(values, q):
