@@ -1476,6 +1476,13 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	struct run_ctx x;
 	memset(&x, 0, sizeof(x));
 	memset(sum, 0, sizeof(*sum));
+	const char *overlap = getenv("NODUS_EXPERIMENT_SPARES_DURING_TIMING");
+	if (overlap && *overlap && strcmp(overlap, "0") != 0 && strcmp(overlap, "1") != 0)
+		return NODUS_ERR(err, NODUS_EUSAGE,
+				 "NODUS_EXPERIMENT_SPARES_DURING_TIMING is '%.40s': expected 1 "
+				 "(spares start during timing) or 0 (nodus's quiet schedule)",
+				 overlap);
+	x.spares_during_timing = overlap && strcmp(overlap, "1") == 0;
 	x.o = o;
 	x.sum = sum;
 	int rc = nodus_plan_load(o->plan_path, &x.plan, diags);
@@ -1530,8 +1537,6 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;
 	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
-	const char *overlap = getenv("NODUS_EXPERIMENT_SPARES_DURING_TIMING");
-	x.spares_during_timing = overlap && strcmp(overlap, "1") == 0;
 	int ran_any = 0;
 	for (int i = 0; i < x.c->n_conditions; i++) {
 		if (o->condition && strcmp(o->condition, x.c->conditions[i].name) != 0)

@@ -70,6 +70,10 @@ if not rows or bad:
     print("FAIL: detail.phases: " + ("; ".join(bad[:5]) if bad else "no OK records"))
     sys.exit(1)
 PY
+# a misspelt experiment switch is refused before anything runs, never ignored
+NODUS_EXPERIMENT_SPARES_DURING_TIMING=yes "$NODUS" run "$tmp/plan.json" --db "$tmp/x.db" -q 2>"$tmp/x.err"
+[ $? -eq 2 ] && grep -q "NODUS_EXPERIMENT_SPARES_DURING_TIMING is 'yes': expected 1" "$tmp/x.err" &&
+	[ ! -e "$tmp/x.db" ] || fail "a bad NODUS_EXPERIMENT_SPARES_DURING_TIMING was not refused"
 # the bench scripts read such a database: each runs on it, says --help,
 # and refuses a wrong command line with exit 2
 bench="$(dirname "$0")/../../bench"
