@@ -56,7 +56,8 @@ def main():
               "  ".join(f"{k} {v:.3f}" for k, v in top))
     print()
     print(f"totals over {len(rows)} records, wall {wall_total:.2f} s "
-          "(worker items are inside oracle_s / measure_s; rounds_s holds perturb_s, recheck_s, intact_s)")
+          "(worker items are inside oracle_s + measure_s: the measure worker runs its trials "
+          "while the oracle works; rounds_s holds perturb_s, recheck_s, intact_s)")
     for k, v in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"  {k:<28} {v:9.3f} s  {100 * v / wall_total if wall_total else 0:5.1f}% of wall")
     # detail.startup: each worker's start-up before its job (outside the

@@ -9,10 +9,12 @@
  *      probe shape, the determinism repeat, rechecks of timed samples and a
  *      final fresh trial - all seeds drawn here, none predictable by a
  *      solution;
- *   4. oracle worker: reference outputs for every instance;
- *   5. measure worker: candidate outputs are compared as they arrive; once
- *      the trials pass, timing starts and every round is judged here
- *      (sequential looks) until the label is decided or rounds run out;
+ *   4. oracle worker: reference outputs for every instance; the measure
+ *      worker gets its job at the same time and runs its trials meanwhile;
+ *   5. measure worker: candidate outputs are compared as the oracle's
+ *      arrive; once the trials pass and the oracle has exited, timing
+ *      starts and every round is judged here (sequential looks) until the
+ *      label is decided or rounds run out;
  *   6. isolation check after; the record, with its samples, in one
  *      transaction.
  * Worker deaths are classified from how they died: SIGSYS (the sandbox) is
@@ -24,6 +26,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +140,11 @@ struct attempt {
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
 	json_t *startup;               /* its workers' start-ups (detail.startup) */
 	double compare_s;              /* orchestrator time in output comparisons */
+	uint64_t validation_from_ns;   /* the oracle's job hand-over */
+	int trial_frames;              /* candidate trial frames judged so far */
+	int early_judged;              /* of which while the oracle still worked */
+	int oracle_progress;           /* highest instance the oracle has sent a frame for */
+	int oracle_ready;              /* the oracle's READY frame has been handled */
 	int cache_hits;
 	char target_hash[NODUS_SHA256_HEX];
 	json_t *detail;
@@ -909,21 +917,232 @@ static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 	return waited;
 }
 
-/* Reads frames until DONE, FAIL, death or timeout. For the measure worker,
- * answers the correctness gate and every round. */
-static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w, int measure)
+/* ---- the measure worker's frames while the oracle works ----
+ *
+ * Both workers of a pair get their jobs at once: their trials are host work
+ * (drawing inputs, moving outputs) and nothing is timed before the gate, so
+ * the candidate's trials overlap the oracle's. A candidate frame is judged
+ * as soon as the oracle has finished its instance (the oracle sends its
+ * instances in order, so a frame for a later instance says so); until then
+ * it waits here, in order, up to EARLY_QUEUE_BYTES, after which the measure
+ * worker waits on its full pipe. */
+#define EARLY_QUEUE_BYTES ((size_t)1 << 30)
+
+struct early_frame {
+	uint32_t type;
+	int rc;                        /* nonzero: how reading failed (the last entry) */
+	nodus_buf payload;
+};
+
+struct early_queue {
+	struct early_frame *f;
+	int head, n, cap;              /* n entries from f[head] */
+	size_t bytes;
+	int closed;                    /* a read failed: read no more */
+	/* a candidate failure found while the oracle worked: applied only
+	 * once the oracle is done, so that a fault of the reference, found
+	 * later, still decides the attempt as it would have in sequence */
+	int failed_status;
+	char failed_guard[64];
+	char failed_message[1024];
+};
+
+static void early_release(struct early_queue *q)
+{
+	for (int i = 0; i < q->n; i++)
+		nodus_buf_release(&q->f[q->head + i].payload);
+	free(q->f);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Takes the payload (payload is left empty). */
+static int early_push(struct early_queue *q, uint32_t type, int rc, nodus_buf *payload)
+{
+	if (q->head > 0 && q->head + q->n == q->cap) {
+		memmove(q->f, q->f + q->head, (size_t)q->n * sizeof(*q->f));
+		q->head = 0;
+	}
+	if (q->head + q->n == q->cap) {
+		int cap = q->cap ? q->cap * 2 : 32;
+		struct early_frame *f = realloc(q->f, (size_t)cap * sizeof(*f));
+		if (!f)
+			return NODUS_ENOMEM;
+		q->f = f;
+		q->cap = cap;
+	}
+	struct early_frame *e = &q->f[q->head + q->n++];
+	e->type = type;
+	e->rc = rc;
+	e->payload = *payload;
+	nodus_buf_init(payload);
+	q->bytes += e->payload.len;
+	return 0;
+}
+
+/* Hands the oldest frame over (payload is replaced); returns its read status. */
+static int early_pop(struct early_queue *q, uint32_t *type, nodus_buf *payload)
+{
+	struct early_frame *e = &q->f[q->head++];
+	q->n--;
+	q->bytes -= e->payload.len;
+	nodus_buf_release(payload);
+	*payload = e->payload;
+	*type = e->type;
+	return e->rc;
+}
+
+/* The instance a trial frame is about, or -1. */
+static int frame_instance(uint32_t type, const nodus_buf *payload)
+{
+	int32_t inst;
+	if ((type != NODUS_MSG_OUTPUT && type != NODUS_MSG_CHECKSUM) ||
+	    payload->len < sizeof(nodus_msg_checksum))
+		return -1;
+	memcpy(&inst, payload->data, sizeof(inst)); /* first field of both headers */
+	return inst;
+}
+
+/* Judges the queued candidate frames, in order, whose instance the oracle
+ * has finished; stops at the first that must wait. */
+static void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
+			struct early_queue *q)
+{
+	while (q->n > 0 && a->status == NODUS_STATUS_OK && !q->failed_status) {
+		struct early_frame *e = &q->f[q->head];
+		if (e->rc)
+			return;
+		if (e->type == NODUS_MSG_WARM) {
+			if (!wm->startup[0])
+				keep_startup(wm, &e->payload);
+		} else if (e->type == NODUS_MSG_READY) {
+			if (!a->oracle_ready)
+				return; /* the record names the measure worker's target */
+			json_t *o = json_loadb(e->payload.data, e->payload.len, 0, NULL);
+			json_t *fp = json_object_get(o, "fingerprint");
+			if (fp)
+				record_target(x, a, fp);
+			json_decref(o);
+		} else {
+			int inst = frame_instance(e->type, &e->payload);
+			if (inst < 0 || inst >= a->n_inst || inst >= a->oracle_progress)
+				return;
+			uint64_t t0 = nodus_now_ns();
+			if (e->type == NODUS_MSG_OUTPUT)
+				on_output(a, &e->payload, 0);
+			else
+				on_checksum(a, &e->payload, 0);
+			a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
+			a->trial_frames++;
+			a->early_judged++;
+			if (a->status != NODUS_STATUS_OK) {
+				q->failed_status = a->status;
+				snprintf(q->failed_guard, sizeof(q->failed_guard), "%s", a->guard);
+				snprintf(q->failed_message, sizeof(q->failed_message), "%s",
+					 a->message);
+				a->status = NODUS_STATUS_OK;
+				a->guard[0] = a->message[0] = '\0';
+			}
+		}
+		uint32_t type;
+		nodus_buf done = NODUS_BUF_INIT;
+		early_pop(q, &type, &done);
+		nodus_buf_release(&done);
+	}
+}
+
+/* The oracle's next frame; meanwhile the measure worker's frames are read
+ * into q (its read time is given back to the oracle's watchdog). */
+static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc *w,
+		       struct worker_proc *side, struct early_queue *q, uint32_t *type,
+		       nodus_buf *payload)
+{
+	for (;;) {
+		if (!side || q->closed || q->bytes >= EARLY_QUEUE_BYTES)
+			return nodus_ipc_read(w->child.result_fd, type, payload, w->deadline_ns);
+		uint64_t now = nodus_now_ns();
+		if (now >= w->deadline_ns)
+			return NODUS_ETIMEOUT;
+		uint64_t left_ms = (w->deadline_ns - now) / 1000000 + 1;
+		struct pollfd p[2] = {{w->child.result_fd, POLLIN, 0},
+				      {side->child.result_fd, POLLIN, 0}};
+		int n = poll(p, 2, left_ms > 1000 ? 1000 : (int)left_ms);
+		if (n < 0 && errno != EINTR)
+			return nodus_ipc_read(w->child.result_fd, type, payload, w->deadline_ns);
+		if (n <= 0)
+			continue;
+		if (p[0].revents)
+			return nodus_ipc_read(w->child.result_fd, type, payload, w->deadline_ns);
+		uint64_t t0 = nodus_now_ns();
+		uint32_t t = 0;
+		nodus_buf b = NODUS_BUF_INIT;
+		int rc = nodus_ipc_read(side->child.result_fd, &t, &b, side->deadline_ns);
+		w->deadline_ns += nodus_now_ns() - t0;
+		if (early_push(q, t, rc, &b)) {
+			/* out of memory: leave the rest in the worker's pipe */
+			nodus_buf_release(&b);
+			q->closed = 1;
+			continue;
+		}
+		if (rc)
+			q->closed = 1;
+		early_judge(x, a, side, q);
+	}
+}
+
+/* Reads frames until DONE, FAIL, death or timeout. For the oracle, side is
+ * the measure worker, whose frames wait in q meanwhile; for the measure
+ * worker, q's frames come first. The measure worker's conversation answers
+ * the correctness gate and every round. */
+static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w, int measure,
+		     struct worker_proc *side, struct early_queue *q)
 {
 	nodus_buf payload = NODUS_BUF_INIT;
 	int expected_trial_frames = 0;
 	if (measure)
 		expected_trial_frames = (a->n_trials + (a->det_id >= 0)) * a->task->n_outputs +
 					a->n_trials; /* outputs + checksums */
-	int trial_frames = 0, gate_open = 0, got_done = 0, timed_out = 0;
+	int gate_open = 0, got_done = 0, timed_out = 0;
 	const char *who = measure ? "measure" : "oracle";
-	uint64_t t_start = nodus_now_ns();
+	uint64_t t_start = nodus_now_ns(); /* measure: once the oracle is done */
 	for (;;) {
+		if (measure && !gate_open && a->trial_frames >= expected_trial_frames) {
+			gate_open = 1;
+			a->validation_s = (double)(nodus_now_ns() - a->validation_from_ns) * 1e-9;
+			json_object_set_new(a->phases, "trials_s",
+					    json_real((double)(nodus_now_ns() - t_start) * 1e-9));
+			if (a->status != NODUS_STATUS_OK) {
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
+			uint64_t t_quiet = nodus_now_ns();
+			/* nothing of ours starts or ends while the pair is timed */
+			exiting_reap(x);
+			spares_wait_warm(x);
+			int ok;
+			isolation_check(x, "isolation_before", 1, a->detail, &ok);
+			uint64_t waited = nodus_now_ns() - t_quiet;
+			phase_since(a, "quiesce_s", t_quiet);
+			w->deadline_ns += waited; /* the harness's wait, not the worker's time */
+			if (!ok) {
+				set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
+					   "other load on the machine before the pair was timed");
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
+			send_cmd(w, 'c');
+			if (x->spares_during_timing)
+				spares_top_up(x);
+		}
 		uint32_t type = 0;
-		int rc = nodus_ipc_read(w->child.result_fd, &type, &payload, w->deadline_ns);
+		int rc;
+		if (measure && q->n > 0)
+			rc = early_pop(q, &type, &payload);
+		else if (!measure)
+			rc = oracle_read(x, a, w, side, q, &type, &payload);
+		else
+			rc = nodus_ipc_read(w->child.result_fd, &type, &payload, w->deadline_ns);
 		if (rc == NODUS_ETIMEOUT) {
 			timed_out = 1;
 			break;
@@ -942,14 +1161,18 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			if (fp)
 				record_target(x, a, fp);
 			json_decref(o);
+			if (!measure)
+				a->oracle_ready = 1;
 		} else if (type == NODUS_MSG_OUTPUT) {
 			uint64_t t0 = nodus_now_ns();
 			on_output(a, &payload, !measure);
 			a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
-			trial_frames++;
+			if (measure)
+				a->trial_frames++;
 		} else if (type == NODUS_MSG_CHECKSUM) {
 			on_checksum(a, &payload, !measure);
-			trial_frames++;
+			if (measure)
+				a->trial_frames++;
 		} else if (type == NODUS_MSG_ROUND) {
 			if (!measure || !gate_open) { /* only after the gate's 'c' */
 				set_status(a, NODUS_STATUS_CRASH, "protocol",
@@ -985,41 +1208,20 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			got_done = 1;
 			break;
 		}
-		if (measure && !gate_open && trial_frames >= expected_trial_frames) {
-			gate_open = 1;
-			a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
-			json_object_set_new(a->phases, "trials_s",
-					    json_real((double)(nodus_now_ns() - t_start) * 1e-9));
-			if (a->status != NODUS_STATUS_OK) {
-				send_cmd(w, 's');
-				got_done = 1;
-				break;
-			}
-			uint64_t t_quiet = nodus_now_ns();
-			/* nothing of ours starts or ends while the pair is timed */
-			exiting_reap(x);
-			spares_wait_warm(x);
-			int ok;
-			isolation_check(x, "isolation_before", 1, a->detail, &ok);
-			uint64_t waited = nodus_now_ns() - t_quiet;
-			phase_since(a, "quiesce_s", t_quiet);
-			w->deadline_ns += waited; /* the harness's wait, not the worker's time */
-			if (!ok) {
-				set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
-					   "other load on the machine before the pair was timed");
-				send_cmd(w, 's');
-				got_done = 1;
-				break;
-			}
-			send_cmd(w, 'c');
-			if (x->spares_during_timing)
-				spares_top_up(x);
+		if (!measure && (type == NODUS_MSG_OUTPUT || type == NODUS_MSG_CHECKSUM)) {
+			int inst = frame_instance(type, &payload);
+			if (inst > a->oracle_progress && inst < a->n_inst)
+				a->oracle_progress = inst;
+			if (side)
+				early_judge(x, a, side, q);
 		}
 		if (a->status != NODUS_STATUS_OK && !measure)
 			break;
 	}
 	if (!measure)
-		a->validation_s += (double)(nodus_now_ns() - t_start) * 1e-9;
+		a->validation_s = (double)(nodus_now_ns() - a->validation_from_ns) * 1e-9;
+	else if (!gate_open)
+		a->validation_s = (double)(nodus_now_ns() - a->validation_from_ns) * 1e-9;
 	if (!got_done && a->status != NODUS_STATUS_OK)
 		timed_out = 1; /* we stop it ourselves */
 	uint64_t t_end = nodus_now_ns();
@@ -1158,6 +1360,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->ci.estimate = a->ci.lo = a->ci.hi = NAN;
 	a->max_abs_err = a->max_rel_err = a->matched_ratio = NAN;
 	a->det_id = -1;
+	a->oracle_progress = -1;
 	char key[512];
 	snprintf(key, sizeof(key), "%s|%s|%d", p->id, x->cond->name, n);
 	a->stream = nodus_judge_stream_id(key);
@@ -1178,35 +1381,47 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		return rc;
 	choose_instances(x, a);
 
-	struct worker_proc w;
-	memset(&w, 0, sizeof(w));
+	/* both jobs at once: the candidate's trials overlap the oracle's */
+	struct worker_proc wo, wm;
+	struct early_queue q;
+	memset(&wo, 0, sizeof(wo));
+	memset(&wm, 0, sizeof(wm));
+	memset(&q, 0, sizeof(q));
+	a->validation_from_ns = nodus_now_ns();
 	json_t *job = job_json(x, a, 0, ref_so, cand_so);
 	t0 = nodus_now_ns();
-	rc = worker_start(x, &w, job, err);
+	rc = worker_start(x, &wo, job, err);
 	phase_since(a, "oracle_start_s", t0);
 	json_decref(job);
 	if (rc)
 		return rc;
-	converse(x, a, &w, 0);
-	if (a->status != NODUS_STATUS_OK)
-		return 0;
-	for (int i = 0; i < a->n_inst; i++)
+	job = job_json(x, a, 1, ref_so, cand_so);
+	t0 = nodus_now_ns();
+	rc = worker_start(x, &wm, job, err);
+	phase_since(a, "measure_start_s", t0);
+	json_decref(job);
+	if (rc) {
+		worker_end(x, &wo, a, 1, 0, "oracle");
+		return rc;
+	}
+	uint64_t t_oracle = nodus_now_ns();
+	converse(x, a, &wo, 0, &wm, &q);
+	for (int i = 0; a->status == NODUS_STATUS_OK && i < a->n_inst; i++)
 		for (int o = 0; o < a->task->n_outputs; o++)
 			if (a->oracle[i][o].len == 0)
 				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle",
 					   "the oracle sent no output %d for instance %d", o, i);
-	if (a->status != NODUS_STATUS_OK)
+	if (a->status != NODUS_STATUS_OK) {
+		worker_end(x, &wm, a, 1, 0, "measure"); /* stopped: the reference failed */
+		early_release(&q);
 		return 0;
-
-	memset(&w, 0, sizeof(w));
-	job = job_json(x, a, 1, ref_so, cand_so);
-	t0 = nodus_now_ns();
-	rc = worker_start(x, &w, job, err);
-	phase_since(a, "measure_start_s", t0);
-	json_decref(job);
-	if (rc)
-		return rc;
-	converse(x, a, &w, 1);
+	}
+	if (q.failed_status) /* found while the oracle worked */
+		set_status(a, q.failed_status, q.failed_guard, "%s", q.failed_message);
+	/* the measure worker waited on us while the oracle worked */
+	wm.deadline_ns += nodus_now_ns() - t_oracle;
+	converse(x, a, &wm, 1, NULL, &q);
+	early_release(&q);
 	if (a->status == NODUS_STATUS_OK) {
 		check_host_gap(a);
 		check_speed_of_light(x, a);
@@ -1288,6 +1503,7 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 		json_object_set_new(a->detail, "tie_margin",
 				    json_real(tie_margin_for(&x->c->judge, a)));
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
+	json_object_set_new(a->detail, "early_judged", json_integer(a->early_judged));
 	json_object_set(a->detail, "phases", a->phases);
 	if (json_object_size(a->startup))
 		json_object_set(a->detail, "startup", a->startup);

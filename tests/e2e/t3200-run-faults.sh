@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t3200-run-faults: the fault suite (segfault, abort, exit(0) midway,
 # infinite loop, unbounded allocation, fork bomb, stdout flood, a setup that
-# never returns, an error return) - every fault ends as a record with the
+# never returns, an error return, and a reference that crashes after a wrong
+# candidate's first trials were judged) - every fault ends as a record with the
 # status its campaign declares, the run completes, retries are records of
 # their own, and the honest pair in the same campaign is labelled as it is
 # in a campaign without the faulty candidates.
@@ -20,7 +21,7 @@ while read -r pid cond expect outcome guard; do
 	n=$((n + 1))
 	[ "$outcome" = "$expect" ] || fail "$pid: expected $expect, got $outcome ($guard)"
 done < <(final_outcomes "$tmp/r.db")
-[ "$n" -eq 10 ] || fail "expected 10 final records, got $n"
+[ "$n" -eq 11 ] || fail "expected 11 final records, got $n"
 retries=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM records WHERE final = 0').fetchone()[0])" "$tmp/r.db")
 [ "$retries" -gt 0 ] || fail "no retry records: TIMEOUT and CRASH are retried by the judge's policy"
 [ -n "${GUARDS_FAULTS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_FAULTS_OUT"
@@ -32,12 +33,13 @@ python3 - "$tmp/suites/faults/campaign.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
-c["pairs"] = [x for x in c["pairs"] if not x["candidate"].startswith("fault_")]
+c["pairs"] = [x for x in c["pairs"]
+              if not x["candidate"].startswith("fault_") and not x["reference"].startswith("fault_")]
 json.dump(c, open(p, "w"), indent=1)
 PY
 "$NODUS" plan "$tmp/suites/faults/campaign.json" -o "$tmp/plan2.json" >/dev/null
 "$NODUS" run "$tmp/plan2.json" --db "$tmp/r2.db" -q || fail "honest-only run exited $?"
-a=$(final_outcomes "$tmp/r.db" | grep -v ' fault_\|/fault_' | awk '{print $1, $4}')
+a=$(final_outcomes "$tmp/r.db" | grep -v '/fault_' | awk '{print $1, $4}')
 b=$(final_outcomes "$tmp/r2.db" | awk '{print $1, $4}')
 [ "$a" = "$b" ] || fail "honest pairs differ with and without the faults: '$a' vs '$b'"
 [ "$fails" -eq 0 ] && echo "t3200: $n fault pairs as declared, $retries retry records, honest pair: $b"
