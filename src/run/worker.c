@@ -101,6 +101,8 @@ struct worker {
 		double draw_s, upload_s, checksum_s, call_s, send_s;
 		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s;
 		double load_s, fingerprint_s, setup_s;
+		double alloc_s; /* device and host buffers of the trials: taken and given back */
+		uint64_t job_ns; /* when the job arrived */
 		double bytes;             /* input bytes drawn + output bytes sent */
 	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
@@ -455,15 +457,17 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	nodus__instance_axes(&w->task, &w->workload, in->probe, axes);
 	struct call_buffers b;
 	struct host_set h;
+	uint64_t t0 = nodus_now_ns();
 	int rc = host_alloc(w, &h, axes);
 	if (rc) {
 		host_release(w, &h, axes);
 		return NODUS_ERR(err, rc, "out of memory for host inputs");
 	}
 	rc = buffers_alloc(w, &b, axes, 1, axes, err);
+	phase_add(&w->phase.alloc_s, t0);
 	if (rc)
 		goto out;
-	uint64_t t0 = nodus_now_ns();
+	t0 = nodus_now_ns();
 	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, w->fill_threads,
 				  h.in);
 	phase_add(&w->phase.draw_s, t0);
@@ -517,8 +521,10 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		}
 	}
 out:
+	t0 = nodus_now_ns();
 	buffers_release(w, &b);
 	host_release(w, &h, axes);
+	phase_add(&w->phase.alloc_s, t0);
 	return rc;
 }
 
@@ -1146,7 +1152,9 @@ static int worker_run(struct worker *w, nodus_error *err)
 	}
 	json_t *timing = json_object_get(w->job, "timing");
 	json_t *phases = json_pack(
-		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes", w->phase.bytes,
+		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes",
+		w->phase.bytes, "alloc_s", w->phase.alloc_s, "job_s",
+		(double)(nodus_now_ns() - w->phase.job_ns) * 1e-9,
 		"load_s", w->phase.load_s,
 		"fingerprint_s", w->phase.fingerprint_s, "setup_s", w->phase.setup_s, "draw_s",
 		w->phase.draw_s,
@@ -1226,6 +1234,7 @@ int nodus_worker_main(const char *preopen_backend)
 		nodus_buf_release(&frame);
 		return fail("CRASH", "", "job", "no job frame on stdin"), 2;
 	}
+	w.phase.job_ns = nodus_now_ns();
 	json_error_t jerr;
 	w.job = json_loadb(frame.data, frame.len, 0, &jerr);
 	nodus_buf_release(&frame);

@@ -38,7 +38,8 @@ rows = sqlite3.connect(sys.argv[1]).execute(
 top = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "trials_s", "quiesce_s",
        "measure_s", "isolation_after_s", "compare_s"]
 worker = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_s", "call_s",
-          "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes"]
+          "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes",
+          "alloc_s", "job_s"]
 bad = []
 for pid, wall, detail in rows:
     ph = json.loads(detail).get("phases", {})
