@@ -47,6 +47,8 @@ typedef struct nodus_backend_ops {
 	void (*free)(void *ctx, void *ptr);
 	int (*upload)(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err);
 	int (*download)(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err);
+	/* Device to device, complete on return (the timing copies' rotations). */
+	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err);
 	/* Writes n patches, complete on return. Their bytes must not overlap:
 	 * they may be written in any order (cuda: one kernel launch for all of
 	 * them, where one synchronous copy per element cost 5-10 us each). */

@@ -535,7 +535,8 @@ struct timing_set {
 	struct call_buffers *bufs;              /* n_calls sets (shared outputs) */
 	nodus_call *calls;                      /* n_calls calls */
 	nodus_perturbation *applied;            /* per copy: what is applied now */
-	void **pristine;                        /* per copy per input: host copies */
+	void **pristine;                        /* per input: copy 0 as drawn (host) */
+	int64_t *shift;                         /* per copy per input: its rotation */
 	int has_applied;
 };
 
@@ -550,9 +551,10 @@ static void timing_release(struct worker *w, struct timing_set *ts)
 				if (ts->bufs[0].out[o])
 					w->ops->free(w->dev, ts->bufs[0].out[o]);
 	}
-	for (int j = 0; ts->pristine && j < ts->n_calls * NODUS_MAX_INPUTS; j++)
-		free(ts->pristine[j]);
+	for (int i = 0; ts->pristine && i < NODUS_MAX_INPUTS; i++)
+		free(ts->pristine[i]);
 	free(ts->pristine);
+	free(ts->shift);
 	free(ts->bufs);
 	free(ts->calls);
 	free(ts->applied);
@@ -569,18 +571,31 @@ static nodus_instance copy_instance(uint64_t copy_seed_base, int j, int64_t samp
 	return in;
 }
 
-/* dst = src rotated left by (r mod numel) elements. Every input element
- * is drawn independently of the others from its tensor's distribution, so
- * a rotation is as valid a draw as a new one; it costs a copy instead of
- * a draw, and puts different values at every position and address. */
-static void rotate_copy(void *dst, const void *src, int64_t numel, size_t es, uint64_t r)
+/* Copy j > 0 of input i is copy 0 rotated left by shift elements, made on
+ * the device: element k of copy j is element (k + shift) mod numel of
+ * copy 0. Every input element is drawn independently of the others from
+ * its tensor's distribution, so a rotation is as valid a draw as a new
+ * one; it costs a device copy instead of a draw, a host copy and an
+ * upload, and puts different values at every position and address. */
+static int rotate_on_device(struct worker *w, void *dst, const void *src, int64_t numel,
+			    size_t es, int64_t shift, nodus_error *err)
 {
-	if (numel <= 0)
-		return;
-	size_t shift = (size_t)(r % (uint64_t)numel) * es;
-	size_t total = (size_t)numel * es;
-	memcpy(dst, (const char *)src + shift, total - shift);
-	memcpy((char *)dst + (total - shift), src, shift);
+	size_t total = (size_t)numel * es, cut = (size_t)shift * es;
+	int rc = total - cut ? w->ops->copy(w->dev, dst, (const char *)src + cut, total - cut, err)
+			     : 0;
+	if (!rc && cut)
+		rc = w->ops->copy(w->dev, (char *)dst + (total - cut), src, cut, err);
+	return rc;
+}
+
+/* The bytes element idx of copy j of input i must hold. */
+static const unsigned char *pristine_at(struct worker *w, const struct timing_set *ts, int j,
+					int i, int64_t idx)
+{
+	int64_t numel = ts->bufs[0].tin[i].numel;
+	size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+	int64_t k = numel > 0 ? (idx + ts->shift[j * NODUS_MAX_INPUTS + i]) % numel : 0;
+	return (const unsigned char *)ts->pristine[i] + (size_t)k * es;
 }
 
 static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, uint64_t copy_base,
@@ -591,8 +606,9 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	ts->bufs = calloc((size_t)n_calls, sizeof(*ts->bufs));
 	ts->calls = calloc((size_t)n_calls, sizeof(*ts->calls));
 	ts->applied = calloc((size_t)n_calls, sizeof(*ts->applied));
-	ts->pristine = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(void *));
-	if (!ts->bufs || !ts->calls || !ts->applied || !ts->pristine)
+	ts->pristine = calloc(NODUS_MAX_INPUTS, sizeof(void *));
+	ts->shift = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(int64_t));
+	if (!ts->bufs || !ts->calls || !ts->applied || !ts->pristine || !ts->shift)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 	for (int j = 0; j < n_calls; j++) {
 		struct call_buffers *b = &ts->bufs[j];
@@ -606,31 +622,37 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 				b->tout[o] = ts->bufs[0].tout[o];
 			}
 		}
-		for (int i = 0; i < w->task.n_inputs; i++) {
-			ts->pristine[j * NODUS_MAX_INPUTS + i] = malloc((size_t)b->tin[i].nbytes + 8);
-			if (!ts->pristine[j * NODUS_MAX_INPUTS + i])
-				return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
-		}
 		if (j == 0) {
+			for (int i = 0; i < w->task.n_inputs; i++) {
+				ts->pristine[i] = malloc((size_t)b->tin[i].nbytes + 8);
+				if (!ts->pristine[i])
+					return NODUS_ERR(err, NODUS_ENOMEM,
+							 "out of memory for timing copies");
+			}
 			nodus_instance in = copy_instance(copy_base, 0, -1);
 			rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed,
-						  w->fill_threads, &ts->pristine[0]);
+						  w->fill_threads, ts->pristine);
 			if (rc)
 				return NODUS_ERR(err, rc, "cannot draw timing inputs");
+			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
+				w->phase.bytes += (double)b->tin[i].nbytes;
+				rc = w->ops->upload(w->dev, b->in[i], ts->pristine[i],
+						    (size_t)b->tin[i].nbytes, err);
+			}
 		} else {
-			for (int i = 0; i < w->task.n_inputs; i++)
-				rotate_copy(ts->pristine[j * NODUS_MAX_INPUTS + i], ts->pristine[i],
-					    b->tin[i].numel, nodus_dtype_size(w->task.inputs[i].dtype),
-					    nodus_judge_trial_seed(copy_base, 0x707a7e + (uint64_t)i,
-								   (uint64_t)j));
+			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
+				int64_t numel = b->tin[i].numel;
+				uint64_t r = nodus_judge_trial_seed(copy_base, 0x707a7e + (uint64_t)i,
+								    (uint64_t)j);
+				int64_t shift = numel > 0 ? (int64_t)(r % (uint64_t)numel) : 0;
+				ts->shift[j * NODUS_MAX_INPUTS + i] = shift;
+				rc = rotate_on_device(w, b->in[i], ts->bufs[0].in[i], numel,
+						      nodus_dtype_size(w->task.inputs[i].dtype), shift,
+						      err);
+			}
 		}
-		for (int i = 0; i < w->task.n_inputs; i++) {
-			w->phase.bytes += (double)b->tin[i].nbytes;
-			rc = w->ops->upload(w->dev, b->in[i], ts->pristine[j * NODUS_MAX_INPUTS + i],
-					    (size_t)b->tin[i].nbytes, err);
-			if (rc)
-				return rc;
-		}
+		if (rc)
+			return rc;
 		ts->calls[j] = b->call;
 		ts->calls[j].outputs = ts->bufs[0].tout;
 	}
@@ -654,7 +676,6 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 	const nodus_perturbation *now = &ts->applied[j];
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-		const unsigned char *orig = ts->pristine[j * NODUS_MAX_INPUTS + i];
 		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
 			int later = 0;
 			for (int f = e + 1; f < NODUS_PERTURB_ELEMENTS; f++)
@@ -676,7 +697,7 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 			nodus_patch *p = &list[(*n)++];
 			p->dst = (char *)b->in[i] + (size_t)old.index[i][e] * es;
 			p->bytes = (uint32_t)es;
-			memcpy(p->value, orig + (size_t)old.index[i][e] * es, es);
+			memcpy(p->value, pristine_at(w, ts, j, i, old.index[i][e]), es);
 		}
 	}
 	return 0;
@@ -725,11 +746,14 @@ static int copies_intact(struct worker *w, struct timing_set *ts, void *host, si
 			int rc = w->ops->download(w->dev, host, ts->bufs[j].in[i], n, err);
 			if (rc)
 				return rc;
-			unsigned char *expect = ts->pristine[j * NODUS_MAX_INPUTS + i];
 			for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++)
 				memcpy((unsigned char *)host + (size_t)ts->applied[j].index[i][e] * es,
-				       expect + (size_t)ts->applied[j].index[i][e] * es, es);
-			if (memcmp(host, expect, n) != 0)
+				       pristine_at(w, ts, j, i, ts->applied[j].index[i][e]), es);
+			/* copy j is copy 0 as drawn, rotated left by its shift */
+			size_t cut = (size_t)ts->shift[j * NODUS_MAX_INPUTS + i] * es;
+			const unsigned char *expect = ts->pristine[i];
+			if (memcmp(host, expect + cut, n - cut) != 0 ||
+			    memcmp((unsigned char *)host + (n - cut), expect, cut) != 0)
 				*intact = 0;
 		}
 	}

@@ -233,6 +233,7 @@ static const nodus_backend_ops cpu_ops = {
 	.free = cpu_free,
 	.upload = cpu_copy,
 	.download = cpu_copy,
+	.copy = cpu_copy,
 	.patch = cpu_patch,
 	.flush = cpu_flush,
 	.stream = cpu_stream,

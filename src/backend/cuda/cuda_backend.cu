@@ -230,6 +230,11 @@ static int cuda_download(void *ctx, void *dst, const void *src, size_t bytes,
 	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToHost, err);
 }
 
+static int cuda_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err)
+{
+	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, err);
+}
+
 static __global__ void patch_kernel(const nodus_patch *patches, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -401,6 +406,7 @@ static const nodus_backend_ops cuda_ops = {
 	cuda_free,
 	cuda_upload,
 	cuda_download,
+	cuda_copy,
 	cuda_patch,
 	cuda_flush,
 	cuda_stream,
