@@ -51,12 +51,18 @@ def describe(candidate):
 def rows_from_db(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     out = []
-    for pid, cand, expect, status, label, guard, message in db.execute(
-            "SELECT r.pair_id, p.candidate, p.expect, r.status, r.label, r.guard, r.message"
+    for pid, cand, ref, expect, status, label, guard, message in db.execute(
+            "SELECT r.pair_id, p.candidate, p.reference, p.expect, r.status, r.label, r.guard,"
+            " r.message"
             " FROM records r JOIN pairs p ON p.plan_digest = r.plan_digest AND"
             " p.pair_id = r.pair_id WHERE r.final = 1 ORDER BY r.id"):
         outcome = label if status == "OK" else status
-        out.append((cand, expect, outcome, guard or "-"))
+        # a faulty reference is the fault of its pair: name and describe it
+        if ref.startswith("fault_"):
+            out.append((f"`{cand}` against the reference `{ref}`", describe(ref), expect,
+                        outcome, guard or "-"))
+        else:
+            out.append((f"`{cand}`", describe(cand), expect, outcome, guard or "-"))
     return out
 
 
@@ -81,9 +87,9 @@ def main():
         print(f"## {title}\n")
         print("| candidate | exploit or fault | must end as | recorded (CPU) | guard | test | |")
         print("|---|---|---|---|---|---|---|")
-        for cand, expect, outcome, guard in rows:
+        for name, what, expect, outcome, guard in rows:
             ok = "ok" if outcome == expect else "**MISMATCH**"
-            print(f"| `{cand}` | {describe(cand)} | {expect} | {outcome} | {guard} | {test} | {ok} |")
+            print(f"| {name} | {what} | {expect} | {outcome} | {guard} | {test} | {ok} |")
         print()
     if h200:
         print("## CUDA adversarial suite on the H200 (suites/adversarial/cuda)\n")
