@@ -917,6 +917,31 @@ static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 	return waited;
 }
 
+/* A READY frame: the worker's target fingerprint names the record's target. */
+static void on_ready(struct run_ctx *x, struct attempt *a, const nodus_buf *payload)
+{
+	json_t *o = json_loadb(payload->data, payload->len, 0, NULL);
+	json_t *fp = json_object_get(o, "fingerprint");
+	if (fp)
+		record_target(x, a, fp);
+	json_decref(o);
+}
+
+/* An OUTPUT or CHECKSUM frame of a trial, from either worker. */
+static void on_trial_frame(struct attempt *a, uint32_t type, const nodus_buf *payload,
+			   int from_oracle)
+{
+	if (type == NODUS_MSG_CHECKSUM) {
+		on_checksum(a, payload, from_oracle);
+	} else {
+		uint64_t t0 = nodus_now_ns();
+		on_output(a, payload, from_oracle);
+		a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
+	}
+	if (!from_oracle)
+		a->trial_frames++;
+}
+
 /* ---- the measure worker's frames while the oracle works ----
  *
  * Both workers of a pair get their jobs at once: their trials are host work
@@ -1017,22 +1042,12 @@ static void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc
 		} else if (e->type == NODUS_MSG_READY) {
 			if (!a->oracle_ready)
 				return; /* the record names the measure worker's target */
-			json_t *o = json_loadb(e->payload.data, e->payload.len, 0, NULL);
-			json_t *fp = json_object_get(o, "fingerprint");
-			if (fp)
-				record_target(x, a, fp);
-			json_decref(o);
+			on_ready(x, a, &e->payload);
 		} else {
 			int inst = frame_instance(e->type, &e->payload);
 			if (inst < 0 || inst >= a->n_inst || inst >= a->oracle_progress)
 				return;
-			uint64_t t0 = nodus_now_ns();
-			if (e->type == NODUS_MSG_OUTPUT)
-				on_output(a, &e->payload, 0);
-			else
-				on_checksum(a, &e->payload, 0);
-			a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
-			a->trial_frames++;
+			on_trial_frame(a, e->type, &e->payload, 0);
 			a->early_judged++;
 			if (a->status != NODUS_STATUS_OK) {
 				q->failed_status = a->status;
@@ -1156,23 +1171,11 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				keep_startup(w, &payload);
 			continue;
 		} else if (type == NODUS_MSG_READY) {
-			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
-			json_t *fp = json_object_get(o, "fingerprint");
-			if (fp)
-				record_target(x, a, fp);
-			json_decref(o);
+			on_ready(x, a, &payload);
 			if (!measure)
 				a->oracle_ready = 1;
-		} else if (type == NODUS_MSG_OUTPUT) {
-			uint64_t t0 = nodus_now_ns();
-			on_output(a, &payload, !measure);
-			a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
-			if (measure)
-				a->trial_frames++;
-		} else if (type == NODUS_MSG_CHECKSUM) {
-			on_checksum(a, &payload, !measure);
-			if (measure)
-				a->trial_frames++;
+		} else if (type == NODUS_MSG_OUTPUT || type == NODUS_MSG_CHECKSUM) {
+			on_trial_frame(a, type, &payload, !measure);
 		} else if (type == NODUS_MSG_ROUND) {
 			if (!measure || !gate_open) { /* only after the gate's 'c' */
 				set_status(a, NODUS_STATUS_CRASH, "protocol",
