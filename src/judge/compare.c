@@ -94,6 +94,19 @@ static int holds_poison(const void *data, int dtype, int64_t i)
 	return 1;
 }
 
+int64_t nodus_judge_reference_unwritten(const void *ref, int dtype, int64_t numel,
+					int64_t *first)
+{
+	int64_t n = 0;
+	*first = -1;
+	if (!ref || (dtype != NODUS_DTYPE_FLOAT32 && dtype != NODUS_DTYPE_FLOAT64))
+		return 0;
+	for (int64_t i = 0; i < numel; i++)
+		if (holds_poison(ref, dtype, i) && n++ == 0)
+			*first = i;
+	return n;
+}
+
 static int same_value(double x, double y)
 {
 	return x == y || (isnan(x) && isnan(y));
@@ -156,6 +169,52 @@ static void scan_float(scan *s, const void *out, const void *ref, int dtype, int
 	}
 }
 
+/* scan_float for float32, the dtype of most outputs, with the same
+ * decisions element by element: its poison is one 32-bit pattern, and a
+ * pair of identical finite words (an exact output) needs no arithmetic:
+ * its error is 0, within every tolerance and cap. */
+static void scan_f32(scan *s, const void *out, const void *ref, int64_t begin, int64_t end,
+		     const nodus_tolerance *tol)
+{
+	const unsigned char *ob = out, *rb = ref;
+	uint32_t out0w, ref0w;
+	memcpy(&out0w, ob, 4);
+	memcpy(&ref0w, rb, 4);
+	float out0, ref0;
+	memcpy(&out0, &out0w, 4);
+	memcpy(&ref0, &ref0w, 4);
+	for (int64_t i = begin; i < end; i++) {
+		uint32_t ow, rw;
+		memcpy(&ow, ob + i * 4, 4);
+		memcpy(&rw, rb + i * 4, 4);
+		if (rw == NODUS_POISON_F32) {
+			note(&s->n_ref_poison, &s->first_ref_poison, i);
+			continue;
+		}
+		if (ow == NODUS_POISON_F32) {
+			note(&s->n_unwritten, &s->first_unwritten, i);
+			continue;
+		}
+		float o, r;
+		memcpy(&o, &ow, 4);
+		memcpy(&r, &rw, 4);
+		if (s->out_constant && ow != out0w && !same_value(o, out0))
+			s->out_constant = 0;
+		if (s->first_ref_change < 0 && rw != ref0w && !same_value(r, ref0))
+			s->first_ref_change = i;
+		if (ow == rw && (rw & 0x7f800000u) != 0x7f800000u)
+			continue; /* exact and finite: score() would change nothing */
+		if (!isfinite(o) || !isfinite(r)) {
+			if (!same_value(o, r)) {
+				note(&s->n_nan, &s->first_nan, i);
+				note(&s->n_bad, &s->first_bad, i);
+			}
+			continue;
+		}
+		score(s, tol, i, fabs((double)o - (double)r), fabs((double)r));
+	}
+}
+
 static void scan_int(scan *s, const void *out, const void *ref, int dtype, int64_t begin,
 		     int64_t end, const nodus_tolerance *tol)
 {
@@ -198,7 +257,9 @@ static void *scan_part_run(void *arg)
 {
 	scan_part *p = arg;
 	scan_init(&p->s);
-	if (nodus__judge_dtype_is_float(p->dtype))
+	if (p->dtype == NODUS_DTYPE_FLOAT32)
+		scan_f32(&p->s, p->out, p->ref, p->begin, p->end, p->tol);
+	else if (nodus__judge_dtype_is_float(p->dtype))
 		scan_float(&p->s, p->out, p->ref, p->dtype, p->begin, p->end, p->tol);
 	else
 		scan_int(&p->s, p->out, p->ref, p->dtype, p->begin, p->end, p->tol);

@@ -85,6 +85,13 @@ typedef struct nodus_check {
 int nodus_judge_compare(const char *name, const void *out, const void *ref, int dtype,
 			int64_t numel, const nodus_tolerance *tol, nodus_check *res);
 
+/* Elements of a reference output (float32/float64) that still hold the
+ * poison bits, i.e. that the reference never wrote; *first gets the index
+ * of the first (-1 if none). Always 0 for other dtypes, whose poison
+ * pattern is an ordinary value. */
+int64_t nodus_judge_reference_unwritten(const void *ref, int dtype, int64_t numel,
+					int64_t *first);
+
 /* float conversions used by compare (exposed for tests). */
 double nodus_judge_load(const void *data, int dtype, int64_t i);
 void nodus_judge_store(void *data, int dtype, int64_t i, double v);

@@ -586,13 +586,12 @@ static void on_output(struct attempt *a, const nodus_buf *payload, int from_orac
 		if (h.pass == 0) {
 			nodus_buf_reset(ref);
 			nodus_buf_add(ref, bytes, (size_t)h.nbytes);
-			nodus_check chk;
-			nodus_judge_compare(ts->name, bytes, bytes, ts->dtype, numel, tolerance_of(a),
-					    &chk);
-			if (chk.n_unwritten > 0)
-				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "unwritten_output",
-					   "reference left %lld elements of %s unwritten",
-					   (long long)chk.n_unwritten, ts->name);
+			int64_t first;
+			int64_t n = nodus_judge_reference_unwritten(bytes, ts->dtype, numel, &first);
+			if (n > 0)
+				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "reference_unwritten",
+					   "reference left %lld elements of %s unwritten (first: %s[%lld])",
+					   (long long)n, ts->name, ts->name, (long long)first);
 		} else if (ref->len != (size_t)h.nbytes || memcmp(ref->data, bytes, ref->len)) {
 			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
 				   "reference gave different bits for the same inputs (%s)", ts->name);

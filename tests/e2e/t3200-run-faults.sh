@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # t3200-run-faults: the fault suite (segfault, abort, exit(0) midway,
 # infinite loop, unbounded allocation, fork bomb, stdout flood, a setup that
-# never returns, an error return, and a reference that crashes after a wrong
-# candidate's first trials were judged) - every fault ends as a record with the
+# never returns, an error return, a reference that crashes after a wrong
+# candidate's first trials were judged, a reference that leaves half its output
+# unwritten) - every fault ends as a record with the
 # status its campaign declares, the run completes, retries are records of
 # their own, and the honest pair in the same campaign is labelled as it is
 # in a campaign without the faulty candidates.
@@ -21,7 +22,10 @@ while read -r pid cond expect outcome guard; do
 	n=$((n + 1))
 	[ "$outcome" = "$expect" ] || fail "$pid: expected $expect, got $outcome ($guard)"
 done < <(final_outcomes "$tmp/r.db")
-[ "$n" -eq 11 ] || fail "expected 11 final records, got $n"
+[ "$n" -eq 12 ] || fail "expected 12 final records, got $n"
+# a reference that leaves outputs unwritten is caught in the oracle's own output
+final_outcomes "$tmp/r.db" | grep -q "/fault_ref_unwritten isolated INVALID_REFERENCE INVALID_REFERENCE reference_unwritten" ||
+	fail "fault_ref_unwritten: not INVALID_REFERENCE (reference_unwritten)"
 retries=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM records WHERE final = 0').fetchone()[0])" "$tmp/r.db")
 [ "$retries" -gt 0 ] || fail "no retry records: TIMEOUT and CRASH are retried by the judge's policy"
 [ -n "${GUARDS_FAULTS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_FAULTS_OUT"

@@ -19,6 +19,7 @@
 
 #include "judge/judge-internal.h"
 #include "judge/judge.h"
+#include "measure/stats.h"
 
 #define assert_near(got, want, eps)                                                          \
 	do {                                                                                 \
@@ -658,6 +659,90 @@ static void test_compare_unwritten(void **state)
 	assert_string_equal(res.guard, "reference_unwritten");
 }
 
+/* What the orchestrator checks of each oracle output as it arrives: the
+ * count and first index of elements still poisoned, float32/64 only. */
+static void test_reference_unwritten(void **state)
+{
+	(void)state;
+	float f[64];
+	double d[8];
+	int64_t first = 0;
+	for (int i = 0; i < 64; i++)
+		f[i] = (float)i - 20.0f;
+	assert_int_equal(nodus_judge_reference_unwritten(f, NODUS_DTYPE_FLOAT32, 64, &first), 0);
+	assert_int_equal(first, -1);
+	nodus_judge_poison(f + 40, NODUS_DTYPE_FLOAT32, 3);
+	nodus_judge_poison(f + 9, NODUS_DTYPE_FLOAT32, 1);
+	assert_int_equal(nodus_judge_reference_unwritten(f, NODUS_DTYPE_FLOAT32, 64, &first), 4);
+	assert_int_equal(first, 9);
+	f[9] = NAN; /* an ordinary NaN is a written value */
+	assert_int_equal(nodus_judge_reference_unwritten(f, NODUS_DTYPE_FLOAT32, 64, &first), 3);
+	assert_int_equal(first, 40);
+	nodus_judge_poison(d, NODUS_DTYPE_FLOAT64, 8);
+	assert_int_equal(nodus_judge_reference_unwritten(d, NODUS_DTYPE_FLOAT64, 8, &first), 8);
+	assert_int_equal(first, 0);
+	/* uint8's poison byte is a legal value: never counted */
+	uint8_t u[4];
+	nodus_judge_poison(u, NODUS_DTYPE_UINT8, 4);
+	assert_int_equal(nodus_judge_reference_unwritten(u, NODUS_DTYPE_UINT8, 4, &first), 0);
+	assert_int_equal(first, -1);
+}
+
+/* float32 has its own scan (no dtype switch per element, exact pairs
+ * skip the arithmetic); it must decide exactly as the generic scan does on
+ * the same values held as float64. Mixed exact, close, far, NaN, +-Inf
+ * and signed-zero elements, large enough to be split over threads. */
+static void test_compare_f32_matches_generic(void **state)
+{
+	(void)state;
+	enum { N = 3 * (1 << 20) + 77 };
+	float *o32 = malloc(N * sizeof(float)), *r32 = malloc(N * sizeof(float));
+	double *o64 = malloc(N * sizeof(double)), *r64 = malloc(N * sizeof(double));
+	assert_non_null(o32);
+	assert_non_null(r32);
+	assert_non_null(o64);
+	assert_non_null(r64);
+	nodus_rng rng;
+	for (int trial = 0; trial < 6; trial++) {
+		nodus_rng_seed(&rng, 0xf32f32u + (uint64_t)trial);
+		for (int i = 0; i < N; i++) {
+			float r = (float)((double)nodus_rng_below(&rng, 2000001) * 1e-3 - 1000.0);
+			float o = r;
+			switch (nodus_rng_below(&rng, trial < 3 ? 40 : 200000)) {
+			case 0: o = r * (1.0f + 1e-7f); break;
+			case 1: o = r + 0.5f; break;
+			case 2: o = NAN; break;
+			case 3: o = INFINITY; r = INFINITY; break;
+			case 4: o = -INFINITY; r = INFINITY; break;
+			case 5: o = -0.0f; r = 0.0f; break;
+			case 6: o = NAN; r = NAN; break;
+			default: break;
+			}
+			o32[i] = o, r32[i] = r;
+			o64[i] = o, r64[i] = r;
+		}
+		if (trial == 5) /* a constant output against a varying reference */
+			for (int i = 0; i < N; i++)
+				o32[i] = 2.5f, o64[i] = 2.5;
+		double caps[] = {-1.0, 0.25};
+		nodus_tolerance tol = tol_of(1e-4, 1e-5, trial % 2 ? 0.9 : 1.0, caps[trial % 2]);
+		nodus_check a, b;
+		int sa = nodus_judge_compare("y", o32, r32, NODUS_DTYPE_FLOAT32, N, &tol, &a);
+		int sb = nodus_judge_compare("y", o64, r64, NODUS_DTYPE_FLOAT64, N, &tol, &b);
+		assert_int_equal(sa, sb);
+		assert_string_equal(a.guard, b.guard);
+		assert_int_equal(a.n_bad, b.n_bad);
+		assert_int_equal(a.first_bad, b.first_bad);
+		assert_true(a.max_abs_err == b.max_abs_err);
+		assert_true(a.max_rel_err == b.max_rel_err);
+		assert_true(a.matched_ratio == b.matched_ratio);
+	}
+	free(o32);
+	free(r32);
+	free(o64);
+	free(r64);
+}
+
 static void test_compare_nan_inf(void **state)
 {
 	(void)state;
@@ -921,6 +1006,8 @@ int main(void)
 		cmocka_unit_test(test_poison_patterns),
 		cmocka_unit_test(test_compare_exact_match),
 		cmocka_unit_test(test_compare_unwritten),
+		cmocka_unit_test(test_reference_unwritten),
+		cmocka_unit_test(test_compare_f32_matches_generic),
 		cmocka_unit_test(test_compare_nan_inf),
 		cmocka_unit_test(test_compare_tolerance_boundary),
 		cmocka_unit_test(test_compare_matched_ratio),
