@@ -94,6 +94,10 @@ void nodus_exec_install_signal_handlers(void);
  * SIGPIPE. Returns 0, NODUS_EIO (reader gone, bad fd), or NODUS_EINVAL
  * (len above NODUS_IPC_MAX_FRAME, or NULL payload with len > 0). */
 int nodus_ipc_write(int fd, uint32_t type, const void *payload, uint64_t len);
+/* The same for a payload in two parts (a header and a large body), one
+ * frame of len + more_len bytes, without copying them together. */
+int nodus_ipc_write2(int fd, uint32_t type, const void *payload, uint64_t len,
+		     const void *more, uint64_t more_len);
 /* Reads one frame into payload (reset first), waiting until deadline_ns
  * (nodus_now_ns() clock; 0 = forever). Returns 0; NODUS_ETIMEOUT;
  * NODUS_EIO on EOF or a short/bad frame (wrong magic, length above

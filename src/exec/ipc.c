@@ -83,15 +83,22 @@ static int write_all(int fd, const void *data, uint64_t len)
 
 int nodus_ipc_write(int fd, uint32_t type, const void *payload, uint64_t len)
 {
+	return nodus_ipc_write2(fd, type, payload, len, NULL, 0);
+}
+
+int nodus_ipc_write2(int fd, uint32_t type, const void *payload, uint64_t len,
+		     const void *more, uint64_t more_len)
+{
 	unsigned char head[IPC_HEADER_BYTES];
 	sigset_t pipe_set, old, pending;
 	int rc;
 
-	if (len > NODUS_IPC_MAX_FRAME || (len && !payload))
+	if (len > NODUS_IPC_MAX_FRAME || more_len > NODUS_IPC_MAX_FRAME - len ||
+	    (len && !payload) || (more_len && !more))
 		return NODUS_EINVAL;
 	put_u32(head, IPC_MAGIC);
 	put_u32(head + 4, type);
-	put_u64(head + 8, len);
+	put_u64(head + 8, len + more_len);
 
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
@@ -103,6 +110,8 @@ int nodus_ipc_write(int fd, uint32_t type, const void *payload, uint64_t len)
 	rc = write_all(fd, head, sizeof(head));
 	if (!rc && len)
 		rc = write_all(fd, payload, len);
+	if (!rc && more_len)
+		rc = write_all(fd, more, more_len);
 	if (rc && errno == EPIPE && !was_pending) {
 		/* Consume the SIGPIPE this write queued, so that unblocking
 		 * does not deliver it. */

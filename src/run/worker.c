@@ -406,13 +406,7 @@ static int send_outputs(struct worker *w, struct call_buffers *b, void *host, in
 			return rc;
 		nodus_msg_output hdr = {instance, o, role, pass, (int64_t)n};
 		w->phase.bytes += (double)n;
-		nodus_buf frame = NODUS_BUF_INIT;
-		if (nodus_buf_add(&frame, &hdr, sizeof(hdr)) || nodus_buf_add(&frame, host, n)) {
-			nodus_buf_release(&frame);
-			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory sending an output");
-		}
-		rc = nodus_ipc_write(RESULT_FD, NODUS_MSG_OUTPUT, frame.data, frame.len);
-		nodus_buf_release(&frame);
+		rc = nodus_ipc_write2(RESULT_FD, NODUS_MSG_OUTPUT, &hdr, sizeof(hdr), host, n);
 		if (rc)
 			return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	}

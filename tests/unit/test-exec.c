@@ -550,6 +550,34 @@ static void test_ipc_bad_frames(void **state)
 	nodus_buf_release(&b);
 }
 
+/* A frame written in two parts is one frame, byte for byte the frame of
+ * the parts written together (the worker sends an output's header and its
+ * data this way, without copying them into one buffer). */
+static void test_ipc_write_two_parts(void **state)
+{
+	(void)state;
+	int p[2];
+	unsigned char one[64], two[64];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(nodus_ipc_write(p[1], 9, "head+body bytes", 15), 0);
+	assert_int_equal(read(p[0], one, sizeof(one)), 31);
+	assert_int_equal(nodus_ipc_write2(p[1], 9, "head+", 5, "body bytes", 10), 0);
+	assert_int_equal(read(p[0], two, sizeof(two)), 31);
+	assert_memory_equal(one, two, 31);
+	/* either part may be empty; a missing part with a length is refused */
+	assert_int_equal(nodus_ipc_write2(p[1], 9, NULL, 0, "x", 1), 0);
+	nodus_buf b = NODUS_BUF_INIT;
+	uint32_t type = 0;
+	assert_int_equal(nodus_ipc_read(p[0], &type, &b, 0), 0);
+	assert_int_equal(type, 9);
+	assert_int_equal(b.len, 1);
+	assert_int_equal(nodus_ipc_write2(p[1], 9, "a", 1, NULL, 3), NODUS_EINVAL);
+	assert_int_equal(nodus_ipc_write2(p[1], 9, "a", 1, "b", NODUS_IPC_MAX_FRAME), NODUS_EINVAL);
+	nodus_buf_release(&b);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_ipc_write_to_closed_pipe(void **state)
 {
 	(void)state;
@@ -663,6 +691,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ipc_deadline),
 		cmocka_unit_test(test_ipc_eof),
 		cmocka_unit_test(test_ipc_bad_frames),
+		cmocka_unit_test(test_ipc_write_two_parts),
 		cmocka_unit_test(test_ipc_write_to_closed_pipe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
