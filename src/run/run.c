@@ -140,6 +140,8 @@ struct attempt {
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
 	json_t *startup;               /* its workers' start-ups (detail.startup) */
 	double compare_s;              /* orchestrator time in output comparisons */
+	double round_nvml_s;           /* between rounds, while the worker waits: NVML snapshots */
+	double round_decide_s;         /* and the sequential looks */
 	uint64_t validation_from_ns;   /* the oracle's job hand-over */
 	int trial_frames;              /* candidate trial frames judged so far */
 	int early_judged;              /* of which while the oracle still worked */
@@ -1185,8 +1187,12 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed round frame");
 				break;
 			}
+			uint64_t t_round = nodus_now_ns();
 			nvml_round_snapshot(x, a);
+			uint64_t t_nvml = nodus_now_ns();
 			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
+			a->round_nvml_s += (double)(t_nvml - t_round) * 1e-9;
+			a->round_decide_s += (double)(nodus_now_ns() - t_nvml) * 1e-9;
 			if (cmd == 's' && !a->isolation_after_checked)
 				w->deadline_ns += timing_over(x, a); /* our wait, not the worker's */
 			send_cmd(w, cmd);
@@ -1505,6 +1511,8 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 		json_object_set_new(a->detail, "tie_margin",
 				    json_real(tie_margin_for(&x->c->judge, a)));
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
+	json_object_set_new(a->phases, "round_nvml_s", json_real(a->round_nvml_s));
+	json_object_set_new(a->phases, "round_decide_s", json_real(a->round_decide_s));
 	json_object_set_new(a->detail, "early_judged", json_integer(a->early_judged));
 	json_object_set(a->detail, "phases", a->phases);
 	if (json_object_size(a->startup))

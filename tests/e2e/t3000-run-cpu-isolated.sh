@@ -36,7 +36,7 @@ import json, sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute(
     "SELECT pair_id, wall_s, detail_json FROM records WHERE status = 'OK'").fetchall()
 top = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "trials_s", "quiesce_s",
-       "measure_s", "isolation_after_s", "compare_s"]
+       "measure_s", "isolation_after_s", "compare_s", "round_nvml_s", "round_decide_s"]
 worker = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_s", "call_s",
           "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes",
           "alloc_s", "job_s"]
