@@ -29,6 +29,11 @@
 #                                           at two tenant counts, the isolated
 #                                           baseline again at the end), its reports
 #                                           and conditions-check.py
+#     bash bench/gpu-check.sh ab            one change on one machine: build-gpu-base
+#                                           (scripts/gpu-bundle.sh REV) against
+#                                           build-gpu, two isolated runs each,
+#                                           interleaved; overhead.py, retest.py and
+#                                           phases.py per side
 # Logs, databases and reports go to $OUT (8 files at most come back); a short
 # table is printed last. The script never changes clocks, power, compute mode
 # or MIG and never resets the GPU; an MPS daemon is started only by nodus
@@ -237,8 +242,45 @@ elif [ "$mode" = schedule ]; then
 	row "schedule.py" "exit $?"
 	tar -C "$work" -czf "$OUT/databases.tar.gz" quiet1.db quiet2.db overlap1.db overlap2.db
 	cat "$OUT/schedule.txt"
+elif [ "$mode" = ab ]; then
+	# one code change measured on one machine: build-gpu-base (before,
+	# scripts/gpu-bundle.sh REV) and build-gpu (after), two isolated runs
+	# each, interleaved (before, after, before, after), each build with its
+	# own plan and compile cache; lent machines differ by 20-30% in host
+	# speed, so a change is only compared within one call
+	B="$PWD/build-gpu-base/nodus"
+	[ -x "$B" ] || { echo "no build-gpu-base/nodus: run scripts/gpu-bundle.sh REV here and carry it"; exit 2; }
+	row "before" "$(cat build-gpu-base/REV 2>/dev/null || echo '?')"
+	row "after" "$(cat build-gpu/REV 2>/dev/null || echo '?')"
+	A="$N"
+	for side in before after; do
+		[ $side = before ] && N="$B" || N="$A"
+		cache="$work/cache-$side"
+		"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan-$side.json" >>"$log" 2>&1 ||
+			row "plan $side" FAILED
+	done
+	for i in 1 2; do
+		for side in before after; do
+			[ $side = before ] && N="$B" || N="$A"
+			cache="$work/cache-$side"
+			runcampaign "$side $i" "$work/plan-$side.json" "$work/$side$i.db" --condition isolated
+		done
+	done
+	N="$A"
+	for side in before after; do
+		for i in 1 2; do
+			python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$side$i.db"
+			python3 bench/overhead.py "$work/$side$i.db" >>"$OUT/overhead-$side.txt" 2>>"$log"
+			row "$side $i" "$(grep '^fixed overhead' "$OUT/overhead-$side.txt" | tail -1 | sed 's/per pair-condition: //')"
+			row "$side $i share" "$(tail -1 "$OUT/overhead-$side.txt" | sed 's/.*; //')"
+		done
+		python3 bench/retest.py "$work/${side}1.db" "$work/${side}2.db" >"$OUT/retest-$side.txt" 2>>"$log"
+		row "test-retest $side" "$(tail -1 "$OUT/retest-$side.txt" | sed 's/.*-> //')"
+		python3 bench/phases.py "$work/${side}2.db" >"$OUT/phases-$side.txt" 2>>"$log"
+	done
+	tar -C "$work" -czf "$OUT/databases.tar.gz" before1.db before2.db after1.db after2.db
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | ab | final" >&2
 	exit 2
 fi
 

@@ -6,16 +6,40 @@
 # image may lack (jansson, sqlite3, libcrypto, libseccomp, cmocka) are copied into
 # build-gpu/syslib. Carry build-gpu with the run; gpu-check.sh puts syslib on
 # LD_LIBRARY_PATH. A compile error therefore never costs device time.
+#
+# scripts/gpu-bundle.sh REV builds commit REV instead, from a temporary
+# worktree, into build-gpu-base/: the "before" of `gpu-check.sh ab`, which
+# runs both builds on one machine (carry build-gpu and build-gpu-base).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+-h | --help)
+	sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
 bash scripts/deps.sh >/dev/null
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-gpu -j "$(nproc)"
-mkdir -p build-gpu/syslib
+src=. out=build-gpu
+if [ $# -ge 1 ]; then
+	rev=$(git rev-parse --verify "$1^{commit}")
+	src=$(mktemp -d /tmp/nodus-base.XXXXXX)
+	trap 'git worktree remove --force "$src" >/dev/null 2>&1; rm -rf "$src"' EXIT
+	git worktree add --detach "$src" "$rev" >/dev/null 2>&1
+	out=build-gpu-base
+	echo "$rev" >"$src/.base-rev"
+fi
+cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$out" -j "$(nproc)"
+if [ $# -ge 1 ]; then
+	cp "$src/.base-rev" "$out/REV"
+else # what the build is of, for the reports (the device's copy may have no .git)
+	echo "$(git rev-parse HEAD)$(git diff --quiet HEAD -- src include CMakeLists.txt || echo -dirty)" >"$out/REV"
+fi
+mkdir -p "$out/syslib"
 for lib in libjansson.so.4 libsqlite3.so.0 libcrypto.so.3 libseccomp.so.2 libcmocka.so.0; do
 	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { p = $NF } END { print p }')
-	[ -n "$path" ] && cp -L "$path" build-gpu/syslib/
+	[ -n "$path" ] && cp -L "$path" "$out/syslib/"
 done
 # object files are not needed there; keep the carried folder small
-find build-gpu -name '*.o' -delete
-du -sh build-gpu
+find "$out" -name '*.o' -delete
+du -sh "$out"
