@@ -21,7 +21,8 @@ esac
 bash scripts/deps.sh >/dev/null
 src=. out=build-gpu
 if [ $# -ge 1 ]; then
-	rev=$(git rev-parse --verify "$1^{commit}")
+	rev=$(git rev-parse --verify --quiet "$1^{commit}") ||
+		{ echo "gpu-bundle.sh: '$1' is not a commit of this repository (expected REV, e.g. 7841e1e)" >&2; exit 2; }
 	src=$(mktemp -d /tmp/nodus-base.XXXXXX)
 	trap 'git worktree remove --force "$src" >/dev/null 2>&1; rm -rf "$src"' EXIT
 	git worktree add --detach "$src" "$rev" >/dev/null 2>&1
