@@ -135,7 +135,7 @@ static json_t *judge_json(const nodus_judge *j)
 			json_array_append_new(retry, json_string(nodus_status_name(s)));
 	return json_pack(
 		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:I, s:f, s:i,"
-		" s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f}",
+		" s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f, s:i}",
 		"seed", (json_int_t)j->seed, "trials", j->trials, "recheck_reps", j->recheck_reps,
 		"determinism", j->determinism, "warmup_calls", j->warmup_calls, "warmup_ms",
 		j->warmup_ms, "min_rounds", j->min_rounds, "max_rounds", j->max_rounds,
@@ -147,7 +147,7 @@ static json_t *judge_json(const nodus_judge *j)
 		j->timeout_s, "address_space_mb", (json_int_t)j->address_space_mb, "cpu_time_s",
 		j->cpu_time_s, "open_files", j->open_files, "processes", j->processes,
 		"max_attempts", j->max_attempts, "retry_on", retry, "isolation_max_busy_cores",
-		j->isolation_max_busy_cores);
+		j->isolation_max_busy_cores, "oracle_group", j->oracle_group);
 }
 
 static json_t *conditions_json(const nodus_campaign *c)

@@ -78,6 +78,8 @@ typedef struct nodus_instance {
 	int32_t copy;       /* timing copy index, -1 for a correctness trial */
 	uint64_t seed;      /* draw seed (the copy's seed for timing copies) */
 	int64_t sample;     /* timed sample whose perturbation applies, -1 none */
+	uint64_t perturb_seed; /* seed of that perturbation (its pair's: an oracle
+				* job may hold the instances of several pairs) */
 } nodus_instance;
 
 /* Elements perturbed per input per timed sample. */

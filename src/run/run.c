@@ -97,6 +97,15 @@ struct run_ctx {
 	nodus_nvml *nvml;              /* cuda targets: NVML, NULL when unavailable */
 	char nvml_why[256];            /* why NVML is unavailable */
 	nodus_run_summary *sum;
+	/* The condition's queue, for oracle groups (oracle_group_form):
+	 * pairs queue[queue_head..queue_tail) are still to run, each at
+	 * attempt next_attempt[pair]; prepared[pair], when set, is that
+	 * attempt with its reference outputs already computed. */
+	const int *queue;
+	int queue_head, queue_tail;
+	const int *next_attempt;
+	struct attempt **prepared;
+	int group_off;                 /* the next attempt gets an oracle of its own */
 	/* NODUS_EXPERIMENT_SPARES_DURING_TIMING=1: spares start as a pair's
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
@@ -150,6 +159,15 @@ struct attempt {
 	int cache_hits;
 	char target_hash[NODUS_SHA256_HEX];
 	json_t *detail;
+	char ref_so[1024], cand_so[1024]; /* the built solutions */
+	/* Oracle groups (oracle_group_form): a leader's oracle job holds its
+	 * own n_own instances, then each follower's, from follower_first[k]. */
+	struct attempt *follower[16];
+	int follower_first[16];
+	int n_followers;
+	int n_own;
+	int oracle_prepared;           /* a follower: its reference outputs are here */
+	int regroup;                   /* the group's oracle failed: run again alone */
 };
 
 /* ---- small helpers ---- */
@@ -228,6 +246,8 @@ static void choose_instances(struct run_ctx *x, struct attempt *a)
 			add_instance(a, 0, 0, 0, copy0.seed, k + NODUS_RECHECK_OFFSET);
 	}
 	a->final_id = add_instance(a, 0, 0, -1, nodus_judge_trial_seed(j->seed, s, 300), -1);
+	for (int i = 0; i < a->n_inst; i++)
+		a->inst[i].perturb_seed = a->perturb_seed;
 }
 
 static json_t *ids_json(const int *ids, int n)
@@ -245,12 +265,13 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 	char b1[24], b2[24], b3[24];
 	json_t *inst = json_array();
 	for (int i = 0; i < a->n_inst; i++) {
-		char sb[24];
+		char sb[24], pb[24];
 		json_array_append_new(
-			inst, json_pack("{s:i,s:i,s:i,s:s,s:I}", "probe", a->inst[i].probe, "variant",
-					(int)a->inst[i].variant, "copy", a->inst[i].copy, "seed",
-					seed_str(a->inst[i].seed, sb), "sample",
-					(json_int_t)a->inst[i].sample));
+			inst, json_pack("{s:i,s:i,s:i,s:s,s:I,s:s}", "probe", a->inst[i].probe,
+					"variant", (int)a->inst[i].variant, "copy", a->inst[i].copy,
+					"seed", seed_str(a->inst[i].seed, sb), "sample",
+					(json_int_t)a->inst[i].sample, "perturb_seed",
+					seed_str(a->inst[i].perturb_seed, pb)));
 	}
 	json_t *job = json_pack(
 		"{s:s,s:s,s:O,s:O,s:{s:s,s:s},s:o,s:s,s:s,s:i,s:i}", "role",
@@ -1377,39 +1398,200 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->startup = json_object();
 }
 
+/* ---- oracle groups ----
+ *
+ * A pair's reference outputs depend only on the reference, the workload
+ * and the pair's own instances. So the oracle of the pair being run also
+ * computes them for up to oracle_group - 1 later pairs of the condition's
+ * queue with the same reference and workload, each with its own instances
+ * and seeds, and exits before any timing as always. Those pairs then start
+ * only a measure worker: one CUDA context per pair instead of two, which
+ * is most of a small pair's fixed cost. The candidate's measure job never
+ * holds another pair's instances. If the group's oracle fails in any way,
+ * nothing is decided from it: the pair runs again with an oracle of its
+ * own (same seeds), and the others keep theirs. */
+#define ORACLE_GROUP_BYTES ((size_t)4 << 30) /* reference outputs held for later pairs */
+
+static size_t instance_output_bytes(const struct attempt *a, int i)
+{
+	size_t n = 0;
+	for (int o = 0; o < a->task->n_outputs; o++)
+		n += (size_t)output_numel(a, i, o) * nodus_dtype_size(a->task->outputs[o].dtype);
+	return n;
+}
+
+static void attempt_release(struct attempt *a);
+static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n);
+
+static void oracle_group_dissolve(struct attempt *a)
+{
+	for (int k = 0; k < a->n_followers; k++) {
+		attempt_release(a->follower[k]);
+		free(a->follower[k]);
+	}
+	a->n_followers = 0;
+	a->n_inst = a->n_own;
+}
+
+/* Appends the instances of later pairs with the same reference and
+ * workload to a's (its oracle job's) list; a's own come first, so that its
+ * candidate's frames are judged as early as before. */
+static int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *err)
+{
+	a->n_own = a->n_inst;
+	if (x->c->judge.oracle_group <= 1 || x->group_off || !x->prepared)
+		return 0;
+	size_t bytes = 0;
+	for (int i = 0; i < a->n_inst; i++)
+		bytes += instance_output_bytes(a, i);
+	for (int k = x->queue_head;
+	     k < x->queue_tail && a->n_followers + 1 < x->c->judge.oracle_group &&
+	     a->n_followers < (int)NODUS_ARRAY_SIZE(a->follower);
+	     k++) {
+		int q = x->queue[k];
+		const nodus_pair_spec *ps = &x->c->pairs[q];
+		if (ps == a->pair || x->prepared[q] || ps->reference != a->pair->reference ||
+		    ps->workload != a->pair->workload)
+			continue;
+		struct attempt *f = malloc(sizeof(*f));
+		if (!f)
+			return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+		attempt_init(x, f, ps, x->next_attempt[q]);
+		uint64_t t0 = nodus_now_ns();
+		int rc = build_both(x, f, f->ref_so, f->cand_so, err);
+		phase_since(f, "build_s", t0);
+		if (rc || f->status != NODUS_STATUS_OK) {
+			/* its own turn builds it again (cached) and records why */
+			attempt_release(f);
+			free(f);
+			if (rc)
+				return rc;
+			continue;
+		}
+		choose_instances(x, f);
+		size_t more = 0;
+		for (int i = 0; i < f->n_inst; i++)
+			more += instance_output_bytes(f, i);
+		if (a->n_inst + f->n_inst > MAX_INSTANCES || bytes + more > ORACLE_GROUP_BYTES) {
+			attempt_release(f);
+			free(f);
+			break;
+		}
+		bytes += more;
+		a->follower_first[a->n_followers] = a->n_inst;
+		a->follower[a->n_followers++] = f;
+		for (int i = 0; i < f->n_inst; i++) {
+			a->inst[a->n_inst] = f->inst[i];
+			a->inst[a->n_inst].id = a->n_inst;
+			a->n_inst++;
+		}
+	}
+	return 0;
+}
+
+/* The group's oracle succeeded: each follower takes its reference outputs
+ * and input checksums and waits in x->prepared for its turn. */
+static void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double oracle_s)
+{
+	if (a->n_followers == 0) {
+		a->n_inst = a->n_own;
+		return;
+	}
+	json_t *pairs = json_array();
+	json_array_append_new(pairs, json_string(a->pair->id));
+	for (int k = 0; k < a->n_followers; k++)
+		json_array_append_new(pairs, json_string(a->follower[k]->pair->id));
+	json_t *group = json_pack("{s:s,s:o,s:i,s:f}", "leader", a->pair->id, "pairs", pairs,
+				  "instances", a->n_inst, "oracle_s", oracle_s);
+	for (int k = 0; k < a->n_followers; k++) {
+		struct attempt *f = a->follower[k];
+		int off = a->follower_first[k];
+		for (int i = 0; i < f->n_inst; i++) {
+			for (int o = 0; o < f->task->n_outputs; o++) {
+				nodus_buf t = f->oracle[i][o];
+				f->oracle[i][o] = a->oracle[off + i][o];
+				a->oracle[off + i][o] = t;
+			}
+			memcpy(f->input_sum[i], a->input_sum[off + i], sizeof(f->input_sum[i]));
+			f->has_input_sum[i] = a->has_input_sum[off + i];
+		}
+		f->oracle_ready = 1;
+		f->oracle_progress = f->n_inst;
+		f->oracle_prepared = 1;
+		json_object_set(f->detail, "oracle_group", group);
+		x->prepared[f->pair - x->c->pairs] = f;
+	}
+	json_object_set_new(a->detail, "oracle_group", group);
+	a->n_followers = 0;
+	a->n_inst = a->n_own;
+}
+
+/* A follower's attempt: its reference outputs are ready, so only its
+ * measure worker starts; its trials are judged as they come. */
+static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
+			nodus_error *err)
+{
+	a->validation_from_ns = nodus_now_ns();
+	json_t *job = job_json(x, a, 1, a->ref_so, a->cand_so);
+	uint64_t t0 = nodus_now_ns();
+	int rc = worker_start(x, wm, job, err);
+	phase_since(a, "measure_start_s", t0);
+	json_decref(job);
+	return rc;
+}
+
 static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
-	int ok;
+	int ok, rc;
 	spares_fill(x);
-	char ref_so[1024] = "", cand_so[1024] = "";
-	uint64_t t0 = nodus_now_ns();
-	int rc = build_both(x, a, ref_so, cand_so, err);
+	uint64_t t0;
+	struct worker_proc wo, wm;
+	struct early_queue q;
+	memset(&wo, 0, sizeof(wo));
+	memset(&wm, 0, sizeof(wm));
+	memset(&q, 0, sizeof(q));
+	if (a->oracle_prepared) {
+		if ((rc = run_prepared(x, a, &wm, err)))
+			return rc;
+		goto measure;
+	}
+	t0 = nodus_now_ns();
+	rc = build_both(x, a, a->ref_so, a->cand_so, err);
 	phase_since(a, "build_s", t0);
 	if (rc || a->status != NODUS_STATUS_OK)
 		return rc;
 	choose_instances(x, a);
 
 	/* both jobs at once: the candidate's trials overlap the oracle's */
-	struct worker_proc wo, wm;
-	struct early_queue q;
-	memset(&wo, 0, sizeof(wo));
-	memset(&wm, 0, sizeof(wm));
-	memset(&q, 0, sizeof(q));
 	a->validation_from_ns = nodus_now_ns();
-	json_t *job = job_json(x, a, 0, ref_so, cand_so);
+	json_t *measure_job = job_json(x, a, 1, a->ref_so, a->cand_so);
+	t0 = nodus_now_ns();
+	rc = oracle_group_form(x, a, err);
+	phase_since(a, "group_s", t0);
+	if (rc) {
+		json_decref(measure_job);
+		oracle_group_dissolve(a);
+		return rc;
+	}
+	json_t *job = job_json(x, a, 0, a->ref_so, a->cand_so);
 	t0 = nodus_now_ns();
 	rc = worker_start(x, &wo, job, err);
 	phase_since(a, "oracle_start_s", t0);
 	json_decref(job);
-	if (rc)
+	/* the group's oracle may take as long as each pair's would */
+	wo.deadline_ns += (uint64_t)a->n_followers * (uint64_t)(x->c->judge.timeout_s * 1e9);
+	if (rc) {
+		json_decref(measure_job);
+		oracle_group_dissolve(a);
 		return rc;
-	job = job_json(x, a, 1, ref_so, cand_so);
+	}
 	t0 = nodus_now_ns();
-	rc = worker_start(x, &wm, job, err);
+	rc = worker_start(x, &wm, measure_job, err);
 	phase_since(a, "measure_start_s", t0);
-	json_decref(job);
+	json_decref(measure_job);
 	if (rc) {
 		worker_end(x, &wo, a, 1, 0, "oracle");
+		oracle_group_dissolve(a);
 		return rc;
 	}
 	uint64_t t_oracle = nodus_now_ns();
@@ -1419,6 +1601,14 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 			if (a->oracle[i][o].len == 0)
 				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle",
 					   "the oracle sent no output %d for instance %d", o, i);
+	if (a->status != NODUS_STATUS_OK && a->n_followers > 0) {
+		worker_end(x, &wm, a, 1, 0, "measure");
+		early_release(&q);
+		oracle_group_dissolve(a);
+		a->regroup = 1;
+		return 0;
+	}
+	oracle_group_hand_over(x, a, (double)(nodus_now_ns() - t_oracle) * 1e-9);
 	if (a->status != NODUS_STATUS_OK) {
 		worker_end(x, &wm, a, 1, 0, "measure"); /* stopped: the reference failed */
 		early_release(&q);
@@ -1428,6 +1618,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		set_status(a, q.failed_status, q.failed_guard, "%s", q.failed_message);
 	/* the measure worker waited on us while the oracle worked */
 	wm.deadline_ns += nodus_now_ns() - t_oracle;
+measure:
 	converse(x, a, &wm, 1, NULL, &q);
 	early_release(&q);
 	if (a->status == NODUS_STATUS_OK) {
@@ -1592,9 +1783,11 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	/* a queue of (pair, next attempt); retries go to the back ("later") */
 	int *queue = malloc(sizeof(int) * (size_t)(n * (j->max_attempts + 1) + 1));
 	int *next_attempt = calloc((size_t)n + 1, sizeof(int));
-	if (!queue || !next_attempt) {
+	struct attempt **prepared = calloc((size_t)n + 1, sizeof(*prepared));
+	if (!queue || !next_attempt || !prepared) {
 		free(queue);
 		free(next_attempt);
+		free(prepared);
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
 	}
 	int head = 0, tail = 0, rc = 0;
@@ -1631,12 +1824,33 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		goto out;
 	if (x->o->progress)
 		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, tail);
+	x->queue = queue;
+	x->next_attempt = next_attempt;
+	x->prepared = prepared;
 	while (head < tail) {
 		int p = queue[head++];
+		x->queue_head = head;
+		x->queue_tail = tail;
 		struct attempt a;
-		attempt_init(x, &a, &x->c->pairs[p], next_attempt[p]);
+		if (prepared[p]) {
+			a = *prepared[p]; /* its reference outputs were computed with an earlier pair's */
+			free(prepared[p]);
+			prepared[p] = NULL;
+		} else {
+			attempt_init(x, &a, &x->c->pairs[p], next_attempt[p]);
+		}
 		double started = nodus_wall_time_s();
 		rc = run_attempt(x, &a, err);
+		if (!rc && a.regroup) {
+			/* the group's oracle failed: again, with the pair's own oracle */
+			int again = a.attempt;
+			attempt_release(&a);
+			attempt_init(x, &a, &x->c->pairs[p], again);
+			json_object_set_new(a.detail, "oracle_group_failed", json_true());
+			x->group_off = 1;
+			rc = run_attempt(x, &a, err);
+			x->group_off = 0;
+		}
 		if (rc) {
 			attempt_release(&a);
 			goto out;
@@ -1662,6 +1876,16 @@ out:
 	nodus_stressors_stop(&x->stress);
 	nodus_mps_stop(&x->mps);
 	x->worker_env = NULL;
+	for (int p = 0; p < n; p++) {
+		if (prepared[p]) { /* the run stopped early: its turn never came */
+			attempt_release(prepared[p]);
+			free(prepared[p]);
+		}
+	}
+	x->prepared = NULL;
+	x->queue = NULL;
+	x->next_attempt = NULL;
+	free(prepared);
 	free(queue);
 	free(next_attempt);
 	return rc;

@@ -218,6 +218,9 @@ static int parse_instances(struct worker *w)
 		in->seed = json_u64(o, "seed");
 		json_t *s = json_object_get(o, "sample");
 		in->sample = json_is_integer(s) ? json_integer_value(s) : -1;
+		in->perturb_seed = json_object_get(o, "perturb_seed")
+					   ? json_u64(o, "perturb_seed")
+					   : json_u64(w->job, "perturb_seed");
 	}
 	return 0;
 }
@@ -462,7 +465,7 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	if (rc)
 		goto out;
 	t0 = nodus_now_ns();
-	rc = nodus__instance_fill(&w->task, &w->workload, in, w->perturb_seed, w->fill_threads,
+	rc = nodus__instance_fill(&w->task, &w->workload, in, in->perturb_seed, w->fill_threads,
 				  h.in);
 	phase_add(&w->phase.draw_s, t0);
 	for (int i = 0; i < w->task.n_inputs; i++)

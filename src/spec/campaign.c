@@ -363,6 +363,7 @@ static void judge_defaults(nodus_judge *j)
 	j->open_files = 64;
 	j->processes = 4096;
 	j->max_attempts = 3;
+	j->oracle_group = 4;
 	j->retry_on = 1u << NODUS_STATUS_TIMEOUT | 1u << NODUS_STATUS_CRASH |
 		      1u << NODUS_STATUS_NOT_ISOLATED;
 	j->isolation_max_busy_cores = 0.5;
@@ -377,7 +378,8 @@ static const nodus__vfield judge_fields[] = {
 	{"short_kernel_ns", 0}, {"confidence", 0},
 	{"bootstrap_resamples", 0}, {"timeout_s", 0}, {"address_space_mb", 0},
 	{"cpu_time_s", 0},   {"open_files", 0},   {"processes", 0},
-	{"max_attempts", 0}, {"retry_on", 0},     {"isolation_max_busy_cores", 0}};
+	{"max_attempts", 0}, {"retry_on", 0},     {"isolation_max_busy_cores", 0},
+	{"oracle_group", 0}};
 
 /* An int judge member in [lo, hi], kept as its default when absent. */
 static void judge_int(nodus__vctx *v, const json_t *o, const char *key, int64_t lo, int64_t hi,
@@ -457,6 +459,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 	judge_int(v, o, "open_files", 16, 65536, &j->open_files);
 	judge_int(v, o, "processes", 1, 1000000, &j->processes);
 	judge_int(v, o, "max_attempts", 1, 100, &j->max_attempts);
+	judge_int(v, o, "oracle_group", 1, 16, &j->oracle_group);
 	judge_retry(v, o, j);
 	nodus__v_num(v, o, "isolation_max_busy_cores", 0, 0, 4096, 0,
 		     &j->isolation_max_busy_cores);

@@ -185,6 +185,7 @@ typedef struct nodus_judge {
 	int open_files;             /* RLIMIT_NOFILE */
 	int processes;              /* RLIMIT_NPROC (per user, so generous) */
 	int max_attempts;           /* attempts per pair-condition, >= 1 */
+	int oracle_group;           /* pairs whose reference outputs one oracle computes */
 	unsigned retry_on;          /* bit (1u << status) for each retried status */
 	double isolation_max_busy_cores; /* cpu isolated: other load above this fails */
 } nodus_judge;

@@ -30,7 +30,10 @@ done < <(final_outcomes "$tmp/r.db")
 grep -q affine_wrong < <(final_outcomes "$tmp/r.db" | grep -v OK) || fail "no wrong-affine pair recorded"
 # every timed record says where its wall time went (bench/phases.py and
 # bench/overhead.py read this): the documented keys, the per-worker items,
-# parts inside their wholes, and the whole inside the record's wall time
+# parts inside their wholes, and the whole inside the record's wall time.
+# A pair whose reference outputs an earlier pair's oracle computed (an
+# oracle group: same reference and workload) has no oracle of its own and
+# names that pair, whose record lists it; the campaign has such pairs.
 python3 - "$tmp/r.db" <<'PY' || fails=$((fails + 1))
 import json, sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute(
@@ -41,8 +44,21 @@ worker = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_
           "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes",
           "alloc_s", "job_s"]
 bad = []
+groups = {pid: json.loads(detail).get("oracle_group") for pid, detail in sqlite3.connect(
+    sys.argv[1]).execute("SELECT pair_id, detail_json FROM records WHERE final = 1")}
+followers = 0
 for pid, wall, detail in rows:
     ph = json.loads(detail).get("phases", {})
+    group = groups[pid]
+    own_oracle = not group or group["leader"] == pid
+    if not own_oracle:
+        followers += 1
+        lead = groups.get(group["leader"])
+        if not lead or lead["leader"] != group["leader"] or pid not in lead["pairs"]:
+            bad.append(f"{pid}: its oracle group's leader {group['leader']} does not list it")
+        if "oracle" in ph or "oracle_s" in ph or "oracle" in json.loads(detail).get("startup", {}):
+            bad.append(f"{pid}: an oracle of its own, yet in {group['leader']}'s group")
+        continue
     missing = [k for k in top if k not in ph] + [f"{w}.{k}" for w in ("oracle", "measure")
                                                  for k in worker if k not in ph.get(w, {})]
     if missing:
@@ -67,6 +83,8 @@ for pid, wall, detail in rows:
             bad.append(f"{pid}: detail.startup.{who} is {st}")
     if d.get("worker_schedule") != "quiet_timing":
         bad.append(f"{pid}: worker_schedule {d.get('worker_schedule')}")
+if not followers:
+    bad.append("no pair took its reference outputs from an oracle group")
 if not rows or bad:
     print("FAIL: detail.phases: " + ("; ".join(bad[:5]) if bad else "no OK records"))
     sys.exit(1)

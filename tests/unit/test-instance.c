@@ -41,7 +41,7 @@ static void test_threads_give_same_bits(void **state)
 	nodus_workload w;
 	const int64_t n = (3 << 20) + 7; /* not a multiple of the split */
 	make_task(&t, &w, n);
-	nodus_instance in = {0, 0, 0, -1, 42, -1};
+	nodus_instance in = {0, 0, 0, -1, 42, -1, 0};
 	float *a[2] = {malloc(n * 4), malloc(n * 4)}, *b[2] = {malloc(n * 4), malloc(n * 4)};
 	assert_int_equal(nodus__instance_fill(&t, &w, &in, 9, 1, (void *const *)a), 0);
 	assert_int_equal(nodus__instance_fill(&t, &w, &in, 9, 7, (void *const *)b), 0);
@@ -61,7 +61,7 @@ static void test_perturbation_reproduced(void **state)
 	const int64_t n = 4096;
 	make_task(&t, &w, n);
 	/* the measure worker: pristine copy, then the perturbation of sample 5 */
-	nodus_instance base = {0, 0, 0, 2, 77, -1}, pert = {0, 0, 0, 2, 77, 5};
+	nodus_instance base = {0, 0, 0, 2, 77, -1, 0}, pert = {0, 0, 0, 2, 77, 5, 0};
 	float *x[2] = {malloc(n * 4), malloc(n * 4)}, *y[2] = {malloc(n * 4), malloc(n * 4)};
 	assert_int_equal(nodus__instance_fill(&t, &w, &base, 3, 1, (void *const *)x), 0);
 	nodus_perturbation p;
