@@ -28,9 +28,13 @@ if [ $# -ge 1 ]; then
 	git worktree add --detach "$src" "$rev" >/dev/null 2>&1
 	out=build-gpu-base
 	echo "$rev" >"$src/.base-rev"
+	# the worktree is new each time: a cache from the last one names a
+	# source directory that is gone
+	rm -rf "$out"
 fi
-cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$out" -j "$(nproc)"
+cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+	cmake --build "$out" -j "$(nproc)" ||
+	{ echo "gpu-bundle.sh: the build of $src into $out failed" >&2; exit 1; }
 if [ $# -ge 1 ]; then
 	cp "$src/.base-rev" "$out/REV"
 else # what the build is of, for the reports (the device's copy may have no .git)
