@@ -63,15 +63,21 @@ struct worker_proc {
 };
 
 #define MAX_EXITING 4
-/* A pair takes two workers (oracle, measure). The two it took are started
- * again as soon as its timing is over (spares_top_up), so their start-ups
- * overlap its final trial and the next pair's build, oracle and trials
- * instead of waiting at the next pair's timing gate; at the start of an
- * attempt spares start only when fewer than NODUS_SPARES_LOW are left
- * (the first pair, or after a failure). Each idle spare holds a CUDA
- * context (device memory), hence the small pool. */
-#define NODUS_SPARES 4
-#define NODUS_SPARES_LOW 2
+/* A pair takes two workers (oracle, measure), or one when an earlier
+ * pair's oracle computed its reference outputs. Nothing of ours may start
+ * while a pair is timed, so every worker's start-up (a CUDA context: 0.2-0.3
+ * s on an H200, and the driver creates contexts one at a time, about
+ * 0.125 s each when several start together: bench/ctx-parallel.cu) must end
+ * before the next timing gate. Spares are therefore started at the start of
+ * an attempt, as many as its untimed work (drawing, moving and comparing
+ * its data) will hide by a cautious estimate, up to NODUS_SPARES; a pair of
+ * small tensors starts none beyond the workers it takes itself, and lives on
+ * the spares a larger pair left. Each idle spare holds a context (device
+ * memory: about 0.5 GB on an H200). */
+#define NODUS_SPARES 8
+#define HIDDEN_S_PER_GB 0.5      /* untimed work per GB moved (measured: 1.4-1.7 s) */
+#define SPARE_FIRST_S 0.3        /* one context on its own */
+#define SPARE_NEXT_S 0.15        /* each further one started with it */
 #define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
 
 struct run_ctx {
@@ -118,6 +124,7 @@ struct attempt {
 	const nodus_task *task;
 	const nodus_workload *wl;
 	const nodus_solution *cand, *ref;
+	const nodus_judge *judge;
 	int attempt;
 	uint64_t stream;               /* seed stream of this pair-condition-attempt */
 	nodus_instance inst[MAX_INSTANCES];
@@ -383,13 +390,13 @@ static void exiting_reap(struct run_ctx *x)
 	x->n_exiting = 0;
 }
 
-/* Starts workers ahead of their jobs, up to NODUS_SPARES. Called only
- * where nothing is timed: right after a pair's last timed round, and at the
- * start of an attempt (spares_fill) when fewer than NODUS_SPARES_LOW are
- * left. */
-static void spares_top_up(struct run_ctx *x)
+/* Starts workers ahead of their jobs until there are `want` (at most
+ * NODUS_SPARES). Called only where nothing is timed. */
+static void spares_start(struct run_ctx *x, int want)
 {
-	while (x->n_spares < NODUS_SPARES) {
+	if (want > NODUS_SPARES)
+		want = NODUS_SPARES;
+	while (x->n_spares < want) {
 		nodus_error err;
 		if (worker_spawn(x, &x->spare[x->n_spares], &err))
 			break; /* not fatal: the next worker starts cold */
@@ -397,10 +404,37 @@ static void spares_top_up(struct run_ctx *x)
 	}
 }
 
-static void spares_fill(struct run_ctx *x)
+static void spares_top_up(struct run_ctx *x)
 {
-	if (x->n_spares < NODUS_SPARES_LOW)
-		spares_top_up(x);
+	spares_start(x, NODUS_SPARES);
+}
+
+/* Bytes an attempt's workers draw and move before its timing gate: each
+ * instance's inputs and outputs, once per worker. */
+static double attempt_bytes(const struct attempt *a, int workers)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(a->task, a->wl, 0, axes);
+	double per = 0;
+	for (int i = 0; i < a->task->n_inputs; i++)
+		per += (double)nodus__tensor_numel(&a->task->inputs[i], axes) *
+		       (double)nodus_dtype_size(a->task->inputs[i].dtype);
+	for (int o = 0; o < a->task->n_outputs; o++)
+		per += (double)nodus__tensor_numel(&a->task->outputs[o], axes) *
+		       (double)nodus_dtype_size(a->task->outputs[o].dtype);
+	const nodus_judge *j = a->judge;
+	return per * (double)(j->trials + 2 + j->recheck_reps) * workers;
+}
+
+/* At the start of an attempt: the workers it takes, plus as many spares
+ * as its own untimed work will hide. */
+static void spares_fill(struct run_ctx *x, const struct attempt *a)
+{
+	int need = a->oracle_prepared ? 1 : 2;
+	double hidden = attempt_bytes(a, need) * 1e-9 * HIDDEN_S_PER_GB;
+	int more = hidden < SPARE_FIRST_S ? 0 : 1 + (int)((hidden - SPARE_FIRST_S) / SPARE_NEXT_S);
+	int want = x->n_spares + more;
+	spares_start(x, want > need ? want : need);
 }
 
 static void keep_startup(struct worker_proc *w, const nodus_buf *frame)
@@ -921,11 +955,12 @@ static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 }
 
 /* After the last timed round, while the measure worker waits for our
- * answer (returns how long it took, which the worker's watchdog gets back): the isolation check after timing (the spares are all WARM and
+ * answer (returns how long it took, which the worker's watchdog gets
+ * back): the isolation check after timing (the spares are all WARM and
  * none has started since the gate, so the count of our own processes is
- * exact without waiting for the worker to exit), then the spares this pair
- * used are started again. Its status is applied at the end of the attempt,
- * so that a failure of the final trial still names the real fault. */
+ * exact without waiting for the worker to exit). Its status is applied at
+ * the end of the attempt, so that a failure of the final trial still names
+ * the real fault. */
 static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 {
 	uint64_t t0 = nodus_now_ns();
@@ -934,9 +969,7 @@ static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 	isolation_check(x, "isolation_after", 1, a->detail, &a->isolation_after_ok);
 	a->isolation_after_checked = 1;
 	phase_since(a, "isolation_after_s", t0);
-	uint64_t waited = nodus_now_ns() - t0;
-	spares_top_up(x);
-	return waited;
+	return nodus_now_ns() - t0;
 }
 
 /* A READY frame: the worker's target fingerprint names the record's target. */
@@ -1384,6 +1417,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->cand = &x->c->solutions[p->candidate];
 	a->ref = &x->c->solutions[p->reference];
 	a->attempt = n;
+	a->judge = &x->c->judge;
 	a->status = NODUS_STATUS_OK;
 	a->label = NODUS_LABEL_NONE;
 	a->ci.estimate = a->ci.lo = a->ci.hi = NAN;
@@ -1406,7 +1440,8 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
  * queue with the same reference and workload, each with its own instances
  * and seeds, and exits before any timing as always. Those pairs then start
  * only a measure worker: one CUDA context per pair instead of two, which
- * is most of a small pair's fixed cost. The candidate's measure job never
+ * is most of a small pair's fixed cost. Only pairs too small to hide a
+ * start-up behind their own work are grouped (see spares_fill). The candidate's measure job never
  * holds another pair's instances. If the group's oracle fails in any way,
  * nothing is decided from it: the pair runs again with an oracle of its
  * own (same seeds), and the others keep theirs. */
@@ -1440,6 +1475,10 @@ static int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *
 {
 	a->n_own = a->n_inst;
 	if (x->c->judge.oracle_group <= 1 || x->group_off || !x->prepared)
+		return 0;
+	/* a pair whose own untimed work hides a worker's start-up gains
+	 * nothing, and its timing would wait for the others' reference work */
+	if (attempt_bytes(a, 1) * 1e-9 * HIDDEN_S_PER_GB >= SPARE_FIRST_S)
 		return 0;
 	size_t bytes = 0;
 	for (int i = 0; i < a->n_inst; i++)
@@ -1543,7 +1582,7 @@ static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc
 static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	int ok, rc;
-	spares_fill(x);
+	spares_fill(x, a);
 	uint64_t t0;
 	struct worker_proc wo, wm;
 	struct early_queue q;
