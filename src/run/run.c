@@ -75,7 +75,7 @@ struct worker_proc {
  * the spares a larger pair left. Each idle spare holds a context (device
  * memory: about 0.5 GB on an H200). */
 #define NODUS_SPARES 8
-#define HIDDEN_S_PER_GB 0.5      /* untimed work per GB moved (measured: 1.4-1.7 s) */
+#define HIDDEN_S_PER_GB 1.0      /* untimed work per GB moved (measured: 1.4-1.7 s) */
 #define SPARE_FIRST_S 0.3        /* one context on its own */
 #define SPARE_NEXT_S 0.15        /* each further one started with it */
 #define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
@@ -1478,7 +1478,7 @@ static int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *
 		return 0;
 	/* a pair whose own untimed work hides a worker's start-up gains
 	 * nothing, and its timing would wait for the others' reference work */
-	if (attempt_bytes(a, 1) * 1e-9 * HIDDEN_S_PER_GB >= SPARE_FIRST_S)
+	if (attempt_bytes(a, 2) * 1e-9 * HIDDEN_S_PER_GB >= SPARE_FIRST_S)
 		return 0;
 	size_t bytes = 0;
 	for (int i = 0; i < a->n_inst; i++)
