@@ -9,7 +9,9 @@ workers drew and sent (detail.phases.*.bytes). Reports the overhead per
 pair-condition on the critical path (wall time minus timed-kernel time, for
 records whose compiles were cached), and the share of wall time (less compile
 time: the target is stated with compiles cached) spent in measured kernels for
-pairs whose kernels take >= 100 us.
+pairs whose kernels take >= 100 us, and the share of the timed rounds themselves
+(the measure worker's rounds_s less its perturbation, recheck and intact-copy
+checks) spent in measured kernels.
 
 Validation (drawing inputs, moving outputs, comparing them) grows with the bytes
 of the tensors; the rest of the overhead does not. The fixed overhead per
@@ -41,7 +43,7 @@ def main():
         " (SELECT SUM(s.ns * s.batch) FROM samples s WHERE s.record_id = r.id), r.detail_json"
         " FROM records r ORDER BY r.id").fetchall()
     fixed, points, compiles = [], [], []
-    long_wall = long_kernel = 0.0
+    long_wall = long_kernel = long_timed = 0.0
     for pid, cond, status, wall, comp, hits, ref_ns, kern_ns, detail in rows:
         phases = json.loads(detail or "{}").get("phases", {})
         gb = sum(phases.get(w, {}).get("bytes", 0) for w in ("oracle", "measure")) / 1e9
@@ -56,6 +58,9 @@ def main():
         if ref_ns and ref_ns >= 100e3 and status == "OK":
             long_wall += wall - (comp or 0)
             long_kernel += kern
+            m = phases.get("measure", {})
+            long_timed += m.get("rounds_s", 0) - sum(
+                m.get(k, 0) for k in ("perturb_s", "recheck_s", "intact_s"))
         print(f"{pid:<58} {cond:<10} {status:<20} wall {wall:7.3f} s kernels {kern:7.3f} s "
               f"overhead {over:6.3f} s compile {comp or 0:6.3f} s hits {hits} data {gb:6.3f} GB")
     if compiles:
@@ -73,6 +78,10 @@ def main():
         print(f"fixed overhead per pair-condition: median {statistics.median(small):.3f} s, "
               f"mean {statistics.fmean(small):.3f} s, "
               f"max {max(small):.3f} s over {len(small)} cached OK records with < {SMALL_GB} GB")
+    if long_timed > 0:
+        print(f"timed rounds for >=100us kernels: {long_timed:.3f} s, of which measured kernels "
+              f"{100 * long_kernel / long_timed:.1f}% (the rest: flushes, events, "
+              f"synchronisation, clock reads)")
     med = statistics.median(fixed) if fixed else float("nan")
     share = long_kernel / long_wall if long_wall else float("nan")
     print(f"overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "
