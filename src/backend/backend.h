@@ -32,6 +32,29 @@ typedef struct nodus_timing {
 	int32_t call_status;   /* first non-zero return of the entry, else 0 */
 } nodus_timing;
 
+/* A draw the device makes itself (op fill): bit for bit what
+ * nodus_judge_fill writes for float32 data of a float distribution.
+ * Resolved and validated by the judge (nodus_judge_fill_spec). */
+enum {
+	NODUS_FILL_NORMAL = 1,
+	NODUS_FILL_UNIFORM,
+	NODUS_FILL_POSITIVE,
+	NODUS_FILL_AFFINE_SCALE,
+	NODUS_FILL_AFFINE_SHIFT,
+	NODUS_FILL_CONSTANT
+};
+#define NODUS_FILL_SCALE_3 1u   /* the judge's variants, applied in this order */
+#define NODUS_FILL_SCALE_001 2u
+#define NODUS_FILL_NEGATE 4u
+typedef struct nodus_fill_spec {
+	int kind;              /* NODUS_FILL_* */
+	double a, b;           /* the distribution's parameters */
+	unsigned variant;      /* NODUS_FILL_* variant bits */
+	uint32_t key[2];       /* the seed as a Philox key */
+	uint32_t tensor;       /* third counter word */
+	int n_draws;           /* Philox blocks per group of four elements: 2 or 4 */
+} nodus_fill_spec;
+
 /* A few bytes to write at a device address (input perturbations). */
 typedef struct nodus_patch {
 	void *dst;             /* device address */
@@ -70,6 +93,15 @@ typedef struct nodus_backend_ops {
 	/* What open cost, in seconds: starting the driver and creating the
 	 * context, then the backend's own setup. Optional (NULL on cpu). */
 	void (*open_cost)(void *ctx, double *context_s, double *setup_s);
+	/* Optional (NULL on cpu: the host draws). Draws numel float32 values
+	 * into data as spec says, complete on return. The device's log and cos
+	 * are not correctly rounded, so a normal value whose double lies within
+	 * a hair of a float32 rounding midpoint may round the other way than on
+	 * the host: their indices go to near[0 .. max_near), their count to
+	 * *n_near (which may exceed max_near), and the caller writes the host's
+	 * values there (patch) or, past max_near, draws the tensor on the host. */
+	int (*fill)(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
+		    int64_t *near, int max_near, int *n_near, nodus_error *err);
 } nodus_backend_ops;
 
 const nodus_backend_ops *nodus_backend_cpu(void);

@@ -23,8 +23,10 @@
  * ------------------------------------------------------------------------ */
 #include "judge/judge.h"
 #include "judge/judge-internal.h"
+#include "backend/backend.h"
 
 #include <math.h>
+#include <string.h>
 
 #define NODUS_PHILOX_TAG 0x6e6f6475u /* "nodu" */
 #define TWO_PI 6.283185307179586     /* the double nearest 2*pi */
@@ -248,6 +250,35 @@ int nodus_judge_fill_range(void *data, int dtype, int64_t first, int64_t count,
 	return 0;
 }
 
+int nodus_judge_fill_at(void *out, int dtype, int64_t index, const nodus_dist *dist,
+			const int64_t *axis_values, unsigned variant, uint64_t seed,
+			uint32_t tensor_index)
+{
+	fill_plan p;
+	if (!dist || !out || index < 0)
+		return NODUS_EINVAL;
+	int rc = plan_fill(&p, dtype, dist, axis_values, variant, seed, tensor_index);
+	if (rc)
+		return rc;
+	uint64_t block = (uint64_t)index >> 2;
+	uint32_t w[4] = {0};
+	for (int d = 0; d < p.n_draws; d++) {
+		uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), p.tensor,
+				   NODUS_PHILOX_TAG + (uint32_t)d};
+		uint32_t words[4];
+		nodus_philox4x32_10(ctr, p.key, words);
+		w[d] = words[index & 3];
+	}
+	if (nodus__judge_dtype_is_float(dtype)) {
+		int sign;
+		double v = draw_float(&p, w, &sign);
+		nodus_judge_store(out, dtype, 0, finish_float(&p, v, sign));
+	} else {
+		nodus__judge_store_int(out, dtype, 0, draw_int(&p, w));
+	}
+	return 0;
+}
+
 int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dist,
 		     const int64_t *axis_values, unsigned variant, uint64_t seed,
 		     uint32_t tensor_index)
@@ -256,4 +287,40 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 		return NODUS_EINVAL;
 	return nodus_judge_fill_range(data, dtype, 0, numel, dist, axis_values, variant, seed,
 				      tensor_index);
+}
+
+int nodus_judge_fill_spec(int dtype, const nodus_dist *dist, const int64_t *axis_values,
+			  unsigned variant, uint64_t seed, uint32_t tensor_index,
+			  nodus_fill_spec *spec)
+{
+	fill_plan p;
+	if (!dist || !spec)
+		return NODUS_EINVAL;
+	int rc = plan_fill(&p, dtype, dist, axis_values, variant, seed, tensor_index);
+	if (rc)
+		return rc;
+	static const int kinds[][2] = {
+		{NODUS_DIST_NORMAL, NODUS_FILL_NORMAL},
+		{NODUS_DIST_UNIFORM, NODUS_FILL_UNIFORM},
+		{NODUS_DIST_POSITIVE, NODUS_FILL_POSITIVE},
+		{NODUS_DIST_AFFINE_SCALE, NODUS_FILL_AFFINE_SCALE},
+		{NODUS_DIST_AFFINE_SHIFT, NODUS_FILL_AFFINE_SHIFT},
+		{NODUS_DIST_CONSTANT, NODUS_FILL_CONSTANT},
+	};
+	memset(spec, 0, sizeof(*spec));
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (kinds[k][0] == p.kind)
+			spec->kind = kinds[k][1];
+	if (dtype != NODUS_DTYPE_FLOAT32 || spec->kind == 0)
+		return NODUS_EUNAVAILABLE;
+	spec->a = p.a;
+	spec->b = p.b;
+	spec->variant = ((p.variant & NODUS_VARIANT_SCALE_3) ? NODUS_FILL_SCALE_3 : 0u) |
+			((p.variant & NODUS_VARIANT_SCALE_001) ? NODUS_FILL_SCALE_001 : 0u) |
+			((p.variant & NODUS_VARIANT_NEGATE) ? NODUS_FILL_NEGATE : 0u);
+	spec->key[0] = p.key[0];
+	spec->key[1] = p.key[1];
+	spec->tensor = p.tensor;
+	spec->n_draws = p.n_draws;
+	return 0;
 }

@@ -21,6 +21,8 @@
 
 #include "spec/spec.h"
 
+typedef struct nodus_fill_spec nodus_fill_spec; /* backend/backend.h */
+
 #define NODUS_POISON_F32 0x7fa5a5a5u
 #define NODUS_POISON_F64 0x7ff4a5a5a5a5a5a5ull
 #define NODUS_POISON_BYTE 0xa5
@@ -50,6 +52,19 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 int nodus_judge_fill_range(void *data, int dtype, int64_t first, int64_t count,
 			   const nodus_dist *dist, const int64_t *axis_values, unsigned variant,
 			   uint64_t seed, uint32_t tensor_index);
+
+/* Element `index` of what nodus_judge_fill writes, into out[0]. */
+int nodus_judge_fill_at(void *out, int dtype, int64_t index, const nodus_dist *dist,
+			const int64_t *axis_values, unsigned variant, uint64_t seed,
+			uint32_t tensor_index);
+
+/* The fill a device backend can make itself (backend op fill) for these
+ * arguments, bit for bit nodus_judge_fill: float32 data of a float
+ * distribution. Returns 0, NODUS_EINVAL for what nodus_judge_fill refuses,
+ * or NODUS_EUNAVAILABLE for what only the host draws. */
+int nodus_judge_fill_spec(int dtype, const nodus_dist *dist, const int64_t *axis_values,
+			  unsigned variant, uint64_t seed, uint32_t tensor_index,
+			  nodus_fill_spec *spec);
 
 /* Writes the poison pattern over numel elements of data of dtype;
  * nothing for an unknown dtype. */

@@ -7,8 +7,11 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "judge/judge.h"
 #include "run/protocol.h"
+
+#define FILL_NEAR_MAX 4096 /* elements the host redraws per tensor, at most */
 
 void nodus__instance_axes(const nodus_task *t, const nodus_workload *w, int probe,
 			  int64_t axes_out[NODUS_MAX_AXES])
@@ -149,5 +152,56 @@ int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nod
 			memcpy((unsigned char *)inputs[i] + (size_t)p.index[i][e] * esize,
 			       p.value[i][e], esize);
 	}
+	return 0;
+}
+
+int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
+			     const nodus_instance *in, int i, int threads, void *data)
+{
+	if (in->sample >= 0 || i < 0 || i >= t->n_inputs)
+		return NODUS_EINVAL;
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, in->probe, axes);
+	return fill_tensor(data, t->inputs[i].dtype, nodus__tensor_numel(&t->inputs[i], axes),
+			   input_dist(t, w, i), axes, in->variant & t->inputs[i].variants, in->seed,
+			   (uint32_t)i, threads);
+}
+
+int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
+				const nodus_instance *in, int i, const nodus_backend_ops *ops,
+				void *dev, void *dev_data, int *done, nodus_error *err)
+{
+	*done = 0;
+	if (!ops->fill || in->sample >= 0 || i < 0 || i >= t->n_inputs)
+		return 0;
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, in->probe, axes);
+	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
+	const nodus_dist *dist = input_dist(t, w, i);
+	unsigned variant = in->variant & t->inputs[i].variants;
+	nodus_fill_spec spec;
+	if (nodus_judge_fill_spec(t->inputs[i].dtype, dist, axes, variant, in->seed, (uint32_t)i,
+				  &spec))
+		return 0;
+	static int64_t near[FILL_NEAR_MAX];
+	static nodus_patch patches[FILL_NEAR_MAX];
+	int n_near = 0;
+	int rc = ops->fill(dev, dev_data, numel, &spec, near, FILL_NEAR_MAX, &n_near, err);
+	if (rc || n_near > FILL_NEAR_MAX)
+		return rc;
+	size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+	for (int k = 0; k < n_near; k++) {
+		memset(&patches[k], 0, sizeof(patches[k]));
+		patches[k].dst = (char *)dev_data + (size_t)near[k] * esize;
+		patches[k].bytes = (uint32_t)esize;
+		rc = nodus_judge_fill_at(patches[k].value, t->inputs[i].dtype, near[k], dist, axes,
+					 variant, in->seed, (uint32_t)i);
+		if (rc)
+			return NODUS_ERR(err, rc, "cannot draw element %lld of input %d",
+					 (long long)near[k], i);
+	}
+	if (n_near > 0 && (rc = ops->patch(dev, patches, n_near, err)))
+		return rc;
+	*done = 1;
 	return 0;
 }

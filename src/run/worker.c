@@ -99,6 +99,7 @@ struct worker {
 	double device_s;                  /* time spent in solution calls + flushes */
 	struct {                          /* where the worker's time went, for bench/ */
 		double draw_s, upload_s, checksum_s, call_s, send_s;
+		double device_draw_s; /* inputs drawn by the backend (fill) */
 		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s;
 		double load_s, fingerprint_s, setup_s;
 		double alloc_s; /* device and host buffers of the trials: taken and given back */
@@ -464,9 +465,28 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	phase_add(&w->phase.alloc_s, t0);
 	if (rc)
 		goto out;
+	/* inputs the backend can draw itself are drawn on the device (bit for
+	 * bit the host's; no host draw, no upload), the others on the host */
+	int on_device[NODUS_MAX_INPUTS] = {0}, any_on_device = 0;
 	t0 = nodus_now_ns();
-	rc = nodus__instance_fill(&w->task, &w->workload, in, in->perturb_seed, w->fill_threads,
-				  h.in);
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		rc = nodus__instance_fill_device(&w->task, &w->workload, in, i, w->ops, w->dev,
+						 b.in[i], &on_device[i], err);
+		if (rc)
+			goto out;
+		any_on_device |= on_device[i];
+	}
+	phase_add(&w->phase.device_draw_s, t0);
+	t0 = nodus_now_ns();
+	if (!any_on_device) {
+		rc = nodus__instance_fill(&w->task, &w->workload, in, in->perturb_seed,
+					  w->fill_threads, h.in);
+	} else {
+		for (int i = 0; !rc && i < w->task.n_inputs; i++)
+			if (!on_device[i])
+				rc = nodus__instance_fill_one(&w->task, &w->workload, in, i,
+							      w->fill_threads, h.in[i]);
+	}
 	phase_add(&w->phase.draw_s, t0);
 	for (int i = 0; i < w->task.n_inputs; i++)
 		w->phase.bytes += (double)b.tin[i].nbytes;
@@ -476,6 +496,8 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	}
 	t0 = nodus_now_ns();
 	for (int i = 0; i < w->task.n_inputs; i++) {
+		if (on_device[i])
+			continue;
 		rc = w->ops->upload(w->dev, b.in[i], h.in[i], (size_t)b.tin[i].nbytes, err);
 		if (rc)
 			goto out;
@@ -485,7 +507,8 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 	 * candidate's inputs must still have them after its call */
 	t0 = nodus_now_ns();
 	if (role == NODUS_ROLE_REFERENCE &&
-	    (rc = send_input_checksums(w, &b, h.scratch, h.in, in->id, err)))
+	    (rc = send_input_checksums(w, &b, h.scratch, any_on_device ? NULL : h.in, in->id,
+				       err)))
 		goto out;
 	phase_add(&w->phase.checksum_s, t0);
 	for (int pass = 0; pass < passes; pass++) {
@@ -626,13 +649,26 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 					return NODUS_ERR(err, NODUS_ENOMEM,
 							 "out of memory for timing copies");
 			}
+			/* copy 0: drawn on the device where the backend can, and
+			 * kept on the host for the check after the rounds */
 			nodus_instance in = copy_instance(copy_base, 0, -1);
-			rc = nodus__instance_fill(&w->task, &w->workload, &in, w->perturb_seed,
-						  w->fill_threads, ts->pristine);
-			if (rc)
-				return NODUS_ERR(err, rc, "cannot draw timing inputs");
 			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
+				int done = 0;
 				w->phase.bytes += (double)b->tin[i].nbytes;
+				rc = nodus__instance_fill_device(&w->task, &w->workload, &in, i,
+								 w->ops, w->dev, b->in[i], &done,
+								 err);
+				if (rc)
+					return rc;
+				if (done) {
+					rc = w->ops->download(w->dev, ts->pristine[i], b->in[i],
+							      (size_t)b->tin[i].nbytes, err);
+					continue;
+				}
+				rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i,
+							      w->fill_threads, ts->pristine[i]);
+				if (rc)
+					return NODUS_ERR(err, rc, "cannot draw timing inputs");
 				rc = w->ops->upload(w->dev, b->in[i], ts->pristine[i],
 						    (size_t)b->tin[i].nbytes, err);
 			}
@@ -1173,7 +1209,7 @@ static int worker_run(struct worker *w, nodus_error *err)
 	}
 	json_t *timing = json_object_get(w->job, "timing");
 	json_t *phases = json_pack(
-		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes",
+		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes",
 		w->phase.bytes, "alloc_s", w->phase.alloc_s, "job_s",
 		(double)(nodus_now_ns() - w->phase.job_ns) * 1e-9,
 		"load_s", w->phase.load_s,
@@ -1182,7 +1218,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 		"upload_s", w->phase.upload_s, "checksum_s", w->phase.checksum_s, "call_s",
 		w->phase.call_s, "send_s", w->phase.send_s, "size_s", w->phase.size_s, "copies_s",
 		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
-		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s);
+		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s, "device_draw_s",
+		w->phase.device_draw_s);
 	send_json(NODUS_MSG_DONE, json_pack("{s:f,s:O*,s:o*}", "device_s", w->device_s, "timing",
 					    timing, "phases", phases));
 	return 0;

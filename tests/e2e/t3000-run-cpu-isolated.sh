@@ -42,7 +42,7 @@ top = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "trials_s", "
        "measure_s", "isolation_after_s", "compare_s", "round_nvml_s", "round_decide_s"]
 worker = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_s", "call_s",
           "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s", "bytes",
-          "alloc_s", "job_s"]
+          "alloc_s", "job_s", "device_draw_s"]
 bad = []
 groups = {pid: json.loads(detail).get("oracle_group") for pid, detail in sqlite3.connect(
     sys.argv[1]).execute("SELECT pair_id, detail_json FROM records WHERE final = 1")}

@@ -14,7 +14,10 @@
  * 4 a kernel on the solution's own stream is flagged by the host-gap rule
  * 5 a 32 MB re-read is slower after the L2 flush than warm
  * 6 NVML: isolated alone; a second process with a context is seen
- * 7 an illegal address is NODUS_ECUDA naming cudaErrorIllegalAddress
+ * 7 the device's input draw (fill) is bit for bit the host's once the
+ *   elements it lists are written over, and it lists every element that
+ *   differed, for each distribution and variant the judge draws in float32
+ * 8 an illegal address is NODUS_ECUDA naming cudaErrorIllegalAddress
  * Extra lines ("info ...") report host-gap and short-kernel numbers for
  * docs/cuda.md.
  * ------------------------------------------------------------------------ */
@@ -26,9 +29,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include "backend/backend.h"
 #include "backend/nvml.h"
 #include "common/common.h"
+#include "judge/judge.h"
 
 typedef struct env {
 	const nodus_backend_ops *ops;  /* the loaded backend */
@@ -312,6 +318,107 @@ static void test_patch(env *e, void *buf, int64_t numel)
 	free(list);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Each float32 distribution and variant the judge draws: the device's fill
+ * against nodus_judge_fill on the host, over numel elements. */
+static void test_fill(env *e, void *buf, int64_t numel)
+{
+	static const struct {
+		const char *name;
+		nodus_dist dist;
+		unsigned variant;
+	} cases[] = {
+		{"normal(0,1)", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, 0},
+		{"normal(0,1) scale_3", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_3},
+		{"normal(0,1) scale_0.01", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_001},
+		{"normal(0,1) negate", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_NEGATE},
+		{"normal(3,0.5)", {NODUS_DIST_NORMAL, 3.0, 0.5, -1}, 0},
+		{"uniform[-1,1)", {NODUS_DIST_UNIFORM, -1.0, 1.0, -1}, 0},
+		{"uniform[0,1) scale_0.01", {NODUS_DIST_UNIFORM, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_001},
+		{"positive[1e-3,2)", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1}, 0},
+		{"positive[1e-3,2) negate", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1}, NODUS_VARIANT_NEGATE},
+		{"affine_scale(0.5)", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, 0},
+		{"affine_scale(0.5) scale_3", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, NODUS_VARIANT_SCALE_3},
+		{"affine_shift(0.5) negate", {NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0, -1}, NODUS_VARIANT_NEGATE},
+		{"constant(0.25)", {NODUS_DIST_CONSTANT, 0.25, 0.0, -1}, 0},
+	};
+	enum { NEAR_MAX = 65536 };
+	nodus_error err;
+	float *host = malloc((size_t)numel * 4), *back = malloc((size_t)numel * 4);
+	int64_t *near = malloc(NEAR_MAX * sizeof *near);
+	nodus_patch *fix = calloc(NEAR_MAX, sizeof *fix);
+	if (!host || !back || !near || !fix)
+		exit(2);
+	int all_listed = 1, all_equal = 1, total_near = 0, total_diff = 0;
+	double device_s = 0, host_s = 0;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		uint64_t seed = 0x5eed0000u + c;
+		nodus_fill_spec spec;
+		if (nodus_judge_fill_spec(NODUS_DTYPE_FLOAT32, &cases[c].dist, NULL, cases[c].variant,
+					  seed, 3, &spec)) {
+			check(e, 0, "fill: the judge resolves a device fill");
+			continue;
+		}
+		int n_near = 0;
+		double t0 = now_s();
+		if (e->ops->fill(e->ctx, buf, numel, &spec, near, NEAR_MAX, &n_near, &err))
+			die_err("fill", &err);
+		device_s += now_s() - t0;
+		if (e->ops->download(e->ctx, back, buf, (size_t)numel * 4, &err))
+			die_err("download", &err);
+		t0 = now_s();
+		if (nodus_judge_fill(host, NODUS_DTYPE_FLOAT32, numel, &cases[c].dist, NULL,
+				     cases[c].variant, seed, 3))
+			die_err("host fill", &err);
+		host_s += now_s() - t0;
+		/* every element that differs must be listed */
+		int diff = 0, listed = 1;
+		for (int64_t i = 0; i < numel; i++) {
+			if (memcmp(&host[i], &back[i], 4) == 0)
+				continue;
+			diff++;
+			int found = 0;
+			for (int k = 0; k < n_near && k < NEAR_MAX && !found; k++)
+				found = near[k] == i;
+			listed &= found;
+		}
+		/* written over with the host's values, the whole tensor matches */
+		int n_fix = n_near < NEAR_MAX ? n_near : NEAR_MAX;
+		for (int k = 0; k < n_fix; k++) {
+			fix[k].dst = (char *)buf + near[k] * 4;
+			fix[k].bytes = 4;
+			memcpy(fix[k].value, &host[near[k]], 4);
+		}
+		if ((n_fix && e->ops->patch(e->ctx, fix, n_fix, &err)) ||
+		    e->ops->download(e->ctx, back, buf, (size_t)numel * 4, &err))
+			die_err("patch", &err);
+		int equal = n_near <= NEAR_MAX && memcmp(host, back, (size_t)numel * 4) == 0;
+		printf("info fill %-26s %lld elements: %d listed, %d differed before the host's "
+		       "values were written, equal after: %s\n",
+		       cases[c].name, (long long)numel, n_near, diff, equal ? "yes" : "NO");
+		all_listed &= listed;
+		all_equal &= equal;
+		total_near += n_near;
+		total_diff += diff;
+	}
+	printf("info fill: device %.3f s, host (one thread) %.3f s for %zu x %lld elements; "
+	       "%d listed, %d differed\n",
+	       device_s, host_s, sizeof cases / sizeof cases[0], (long long)numel, total_near,
+	       total_diff);
+	check(e, all_listed, "fill: every element that differs from the host's draw is listed");
+	check(e, all_equal, "fill: with the listed elements written over, bit for bit the host's");
+	free(host);
+	free(back);
+	free(near);
+	free(fix);
+}
+
 static void test_fault(env *e, nodus_entry_fn fault, const nodus_call *call)
 {
 	nodus_error err;
@@ -367,6 +474,7 @@ int main(int argc, char **argv)
 	test_l2_flush(&e, entry(&e, "sum_read"), &cb.call);
 	test_isolation(&e, "/proc/self/exe", argv[1]);
 	test_patch(&e, x, n);
+	test_fill(&e, x, n);
 	test_fault(&e, entry(&e, "fault"), &cb.call);
 
 	printf("%d checks, %d failed\n", e.test_no, e.failures);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "judge/judge-internal.h"
 #include "judge/judge.h"
 #include "measure/stats.h"
@@ -351,6 +352,59 @@ static void test_int_range_and_index(void **state)
 	assert_int_equal(nodus_judge_fill(w, NODUS_DTYPE_INT64, N, &index, axes, 0, 6, 0), 0);
 	for (int i = 0; i < N; i++)
 		assert_int_equal(w[i], 0);
+}
+
+/* One element on its own (the host's value the worker writes over a device
+ * draw) is the same bits as that element of a whole fill, for every dtype
+ * and a variant; and only float32 float distributions go to the device. */
+static void test_fill_at_and_device_spec(void **state)
+{
+	(void)state;
+	static const struct {
+		int dtype;
+		nodus_dist dist;
+		unsigned variant;
+	} cases[] = {
+		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_NORMAL, 1.0, 2.0, -1}, NODUS_VARIANT_SCALE_001},
+		{NODUS_DTYPE_FLOAT64, {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_BFLOAT16, {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, 0},
+		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_POSITIVE, 0.5, 2.0, -1}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_INT32, {NODUS_DIST_INT_RANGE, -5.0, 5.0, -1}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_INT64, {NODUS_DIST_INT_RANGE, 0.0, 1e12, -1}, 0},
+	};
+	enum { N = 1027 };
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		unsigned char whole[N * 8], one[8];
+		size_t es = nodus_dtype_size(cases[c].dtype);
+		assert_int_equal(nodus_judge_fill(whole, cases[c].dtype, N, &cases[c].dist, NULL,
+						  cases[c].variant, 99 + c, 2),
+				 0);
+		for (int64_t i = 0; i < N; i += 37) {
+			memset(one, 0, sizeof one);
+			assert_int_equal(nodus_judge_fill_at(one, cases[c].dtype, i, &cases[c].dist,
+							     NULL, cases[c].variant, 99 + c, 2),
+					 0);
+			assert_memory_equal(one, whole + (size_t)i * es, es);
+		}
+		nodus_fill_spec spec;
+		int rc = nodus_judge_fill_spec(cases[c].dtype, &cases[c].dist, NULL, cases[c].variant,
+					       99 + c, 2, &spec);
+		int device = cases[c].dtype == NODUS_DTYPE_FLOAT32;
+		assert_int_equal(rc, device ? 0 : NODUS_EUNAVAILABLE);
+		if (device) {
+			assert_int_equal(spec.tensor, 2);
+			assert_int_equal(spec.key[0], (uint32_t)(99 + c));
+			assert_int_equal(spec.n_draws, cases[c].dist.kind == NODUS_DIST_NORMAL ? 4 : 2);
+			assert_int_equal(spec.variant, cases[c].variant == NODUS_VARIANT_NEGATE
+							       ? NODUS_FILL_NEGATE
+							       : NODUS_FILL_SCALE_001);
+		}
+	}
+	/* what the host refuses, the device spec refuses the same way */
+	nodus_dist bad = {NODUS_DIST_NORMAL, 0.0, -1.0, -1};
+	nodus_fill_spec spec;
+	assert_int_equal(nodus_judge_fill_spec(NODUS_DTYPE_FLOAT32, &bad, NULL, 0, 1, 0, &spec),
+			 NODUS_EINVAL);
 }
 
 static void test_fill_rejects_bad_pairs(void **state)
@@ -998,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_affine_never_identity),
 		cmocka_unit_test(test_int_range_and_index),
 		cmocka_unit_test(test_fill_rejects_bad_pairs),
+		cmocka_unit_test(test_fill_at_and_device_spec),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_affine_variants_keep_promise),
 		cmocka_unit_test(test_float16_conversions),

@@ -125,6 +125,7 @@ static void cuda_close(void *ctx)
 		cudaFree(c->patch_dev);
 	if (c->patch_host)
 		cudaFreeHost(c->patch_host);
+	nodus__cuda_fill_release(c);
 	if (c->start)
 		cudaEventDestroy(c->start);
 	if (c->stop)
@@ -414,6 +415,7 @@ static const nodus_backend_ops cuda_ops = {
 	cuda_call_sync,
 	nodus__cuda_fingerprint,
 	cuda_open_cost,
+	nodus__cuda_fill,
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default

@@ -52,6 +52,7 @@ typedef struct cuda_ctx {
 	nodus_patch *patch_dev;      /* patch table on the device */
 	nodus_patch *patch_host;     /* pinned staging for it */
 	int patch_cap;               /* entries both hold */
+	void *fill_near;             /* fill: counter and near indices (device), lazily made */
 	char pci_bus_id[32];         /* "0000:19:00.0" from cudaDeviceGetPCIBusId */
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
 	double context_s;            /* open: driver start and context creation */
@@ -67,6 +68,11 @@ int nodus__cuda_check(cudaError_t rc, const char *call, const char *file, int li
 /* Measures the SM clock: launches the clock kernel on ctx->stream, waits
  * for it and returns the MHz in *mhz. About 25 us of device time. */
 int nodus__cuda_sm_clock(cuda_ctx *ctx, int32_t *mhz, nodus_error *err);
+
+/* The fill op (cuda_fill.cu); nodus__cuda_fill_release frees its buffer. */
+int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
+		     int64_t *near, int max_near, int *n_near, nodus_error *err);
+void nodus__cuda_fill_release(cuda_ctx *c);
 
 /* The fingerprint op (cuda_fingerprint.cu). */
 int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err);
