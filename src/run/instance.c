@@ -158,13 +158,22 @@ int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nod
 int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 			     const nodus_instance *in, int i, int threads, void *data)
 {
-	if (in->sample >= 0 || i < 0 || i >= t->n_inputs)
+	if (i < 0 || i >= t->n_inputs)
 		return NODUS_EINVAL;
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);
-	return fill_tensor(data, t->inputs[i].dtype, nodus__tensor_numel(&t->inputs[i], axes),
-			   input_dist(t, w, i), axes, in->variant & t->inputs[i].variants, in->seed,
-			   (uint32_t)i, threads);
+	int rc = fill_tensor(data, t->inputs[i].dtype, nodus__tensor_numel(&t->inputs[i], axes),
+			     input_dist(t, w, i), axes, in->variant & t->inputs[i].variants,
+			     in->seed, (uint32_t)i, threads);
+	if (rc || in->sample < 0)
+		return rc;
+	nodus_perturbation p;
+	if ((rc = nodus__perturbation(t, w, in, in->perturb_seed, &p)))
+		return rc;
+	size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+	for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++)
+		memcpy((unsigned char *)data + (size_t)p.index[i][e] * esize, p.value[i][e], esize);
+	return 0;
 }
 
 int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
@@ -172,7 +181,7 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 				void *dev, void *dev_data, int *done, nodus_error *err)
 {
 	*done = 0;
-	if (!ops->fill || in->sample >= 0 || i < 0 || i >= t->n_inputs)
+	if (!ops->fill || i < 0 || i >= t->n_inputs)
 		return 0;
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);
@@ -202,6 +211,29 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 	}
 	if (n_near > 0 && (rc = ops->patch(dev, patches, n_near, err)))
 		return rc;
+	if (in->sample >= 0) {
+		/* the recheck's perturbation, after the host's values above; where
+		 * two perturbed elements share an index the later wins, as in
+		 * nodus__instance_fill, and patches of one call must not overlap */
+		nodus_perturbation p;
+		if ((rc = nodus__perturbation(t, w, in, in->perturb_seed, &p)))
+			return NODUS_ERR(err, rc, "cannot draw a perturbation");
+		int n = 0;
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+			int later = 0;
+			for (int f = e + 1; f < NODUS_PERTURB_ELEMENTS; f++)
+				later |= p.index[i][f] == p.index[i][e];
+			if (later)
+				continue;
+			memset(&patches[n], 0, sizeof(patches[n]));
+			patches[n].dst = (char *)dev_data + (size_t)p.index[i][e] * esize;
+			patches[n].bytes = (uint32_t)esize;
+			memcpy(patches[n].value, p.value[i][e], esize);
+			n++;
+		}
+		if ((rc = ops->patch(dev, patches, n, err)))
+			return rc;
+	}
 	*done = 1;
 	return 0;
 }

@@ -104,15 +104,16 @@ int64_t nodus__tensor_numel(const nodus_tensor_spec *ts, const int64_t *axes);
 int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
 			 uint64_t perturb_seed, int threads, void *const *inputs);
 
-/* Input i of nodus__instance_fill alone, into data (no perturbation is
- * applied: only for instances with in->sample < 0). */
+/* Input i of nodus__instance_fill alone, into data (the perturbation with
+ * in->perturb_seed when in->sample >= 0). */
 int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 			     const nodus_instance *in, int i, int threads, void *data);
 
-/* Draws input i of instance in (no perturbation: in->sample < 0) straight
- * into the device buffer dev_data with the backend's fill op, bit for bit
- * what nodus__instance_fill draws: elements the device cannot promise are
- * drawn here and written over (patch). Returns 0 with *done = 1, 0 with
+/* Draws input i of instance in straight into the device buffer dev_data
+ * with the backend's fill op, bit for bit what nodus__instance_fill draws
+ * (with in->perturb_seed's perturbation when in->sample >= 0): elements
+ * the device cannot promise are drawn here and written over (patch), then
+ * the perturbation. Returns 0 with *done = 1, 0 with
  * *done = 0 when the host must draw it (no fill op, not float32, or more
  * such elements than fit in the list), or an error of the backend. */
 struct nodus_backend_ops;

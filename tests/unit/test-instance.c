@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "backend/backend.h"
 #include "run/protocol.h"
 
 static void make_task(nodus_task *t, nodus_workload *w, int64_t n)
@@ -83,11 +84,91 @@ static void test_perturbation_reproduced(void **state)
 	}
 }
 
+/* A stand-in for the CUDA backend's fill, in host memory: the right values
+ * except at every 500th element and at the recheck's perturbed elements,
+ * which it garbles and lists as near, as the device lists the elements it
+ * cannot promise. */
+static const float *fake_truth;
+static int64_t fake_extra[NODUS_PERTURB_ELEMENTS];
+static int fake_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
+		     int64_t *near, int max_near, int *n_near, nodus_error *err)
+{
+	(void)ctx, (void)spec, (void)err;
+	float *d = data;
+	memcpy(d, fake_truth, (size_t)numel * 4);
+	int n = 0;
+	for (int64_t i = 0; i < numel && n < max_near; i += 500)
+		near[n++] = i;
+	for (int e = 0; e < NODUS_PERTURB_ELEMENTS && n < max_near; e++)
+		near[n++] = fake_extra[e];
+	for (int k = 0; k < n; k++)
+		d[near[k]] = -12345.0f;
+	*n_near = n;
+	return 0;
+}
+static int fake_patch(void *ctx, const nodus_patch *patches, int n, nodus_error *err)
+{
+	(void)ctx, (void)err;
+	for (int k = 0; k < n; k++)
+		memcpy(patches[k].dst, patches[k].value, patches[k].bytes);
+	return 0;
+}
+
+/* What a cuda worker does with a recheck instance: each input on its own
+ * (the host's part), or drawn by the backend with its listed elements and
+ * the perturbation written over, is what the oracle's one-go draw is. */
+static void test_one_input_and_device_path(void **state)
+{
+	(void)state;
+	nodus_task t;
+	nodus_workload w;
+	const int64_t n = 4096;
+	make_task(&t, &w, n);
+	nodus_instance plain = {0, 0, 0, 2, 77, -1, 0}, pert = {0, 0, 0, 2, 77, 5, 3};
+	float *want[2] = {malloc(n * 4), malloc(n * 4)}, *pristine[2] = {malloc(n * 4), malloc(n * 4)};
+	float *got = malloc(n * 4);
+	assert_int_equal(nodus__instance_fill(&t, &w, &pert, 3, 1, (void *const *)want), 0);
+	assert_int_equal(nodus__instance_fill(&t, &w, &plain, 3, 1, (void *const *)pristine), 0);
+	nodus_perturbation p;
+	assert_int_equal(nodus__perturbation(&t, &w, &pert, 3, &p), 0);
+	nodus_backend_ops ops;
+	memset(&ops, 0, sizeof(ops));
+	ops.fill = fake_fill;
+	ops.patch = fake_patch;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(nodus__instance_fill_one(&t, &w, &pert, i, 1, got), 0);
+		assert_memory_equal(got, want[i], (size_t)n * 4);
+		fake_truth = pristine[i];
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++)
+			fake_extra[e] = p.index[i][e];
+		int done = 0;
+		nodus_error err;
+		assert_int_equal(nodus__instance_fill_device(&t, &w, &pert, i, &ops, NULL, got,
+							     &done, &err),
+				 0);
+		assert_true(done);
+		assert_memory_equal(got, want[i], (size_t)n * 4);
+	}
+	/* without a fill op the host draws */
+	ops.fill = NULL;
+	int done = 1;
+	nodus_error err;
+	assert_int_equal(nodus__instance_fill_device(&t, &w, &pert, 0, &ops, NULL, got, &done, &err),
+			 0);
+	assert_false(done);
+	for (int i = 0; i < 2; i++) {
+		free(want[i]);
+		free(pristine[i]);
+	}
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_give_same_bits),
 		cmocka_unit_test(test_perturbation_reproduced),
+		cmocka_unit_test(test_one_input_and_device_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
