@@ -4,9 +4,10 @@
  *
  * Inputs come from Philox4x32-10, a counter-based generator: element i of
  * tensor t under seed s is a pure function of (s, t, i), so the same seed
- * gives the same bits on every backend and in every process (inputs are
- * generated on the host and copied to the device). Seeds are chosen by the
- * orchestrator per trial; a solution cannot predict them.
+ * gives the same bits on every backend and in every process (the cuda
+ * backend draws float32 inputs on the device itself: docs/judge.md 2.5).
+ * Seeds are chosen by the orchestrator per trial; a solution cannot
+ * predict them.
  *
  * Outputs are poisoned before every call with a NaN whose payload is
  * NODUS_POISON_F32 (float32), NODUS_POISON_F64, or the byte 0xA5 (other
