@@ -11,8 +11,8 @@
  * (the normal distribution) are not correctly rounded on either side: the
  * device's value may differ from the host's in the last bits of the
  * double, which matters only where the double lies next to a float32
- * rounding midpoint. Such elements (about one normal value in 40000 on the H200) are listed, and
- * the worker writes the host's value there.
+ * rounding midpoint. Such elements (about one normal value in 40000 on
+ * the H200) are listed, and the worker writes the host's value there.
  * ------------------------------------------------------------------------ */
 #include "backend/cuda/cuda_backend.h"
 
