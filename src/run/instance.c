@@ -192,6 +192,7 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 	if (nodus_judge_fill_spec(t->inputs[i].dtype, dist, axes, variant, in->seed, (uint32_t)i,
 				  &spec))
 		return 0;
+	/* static: 160 kB, and a worker draws from one thread */
 	static int64_t near[FILL_NEAR_MAX];
 	static nodus_patch patches[FILL_NEAR_MAX];
 	int n_near = 0;

@@ -112,6 +112,7 @@ struct run_ctx {
 	const int *next_attempt;
 	struct attempt **prepared;
 	int group_off;                 /* the next attempt gets an oracle of its own */
+	unsigned char *no_group;       /* per solution: a reference whose group's oracle failed */
 	/* NODUS_EXPERIMENT_SPARES_DURING_TIMING=1: spares start as a pair's
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
@@ -172,6 +173,7 @@ struct attempt {
 	struct attempt *follower[16];
 	int follower_first[16];
 	int n_followers;
+	int followers_reached;         /* followers whose instances the oracle has reached */
 	int n_own;
 	int oracle_prepared;           /* a follower: its reference outputs are here */
 	int regroup;                   /* the group's oracle failed: run again alone */
@@ -423,7 +425,8 @@ static double attempt_bytes(const struct attempt *a, int workers)
 		per += (double)nodus__tensor_numel(&a->task->outputs[o], axes) *
 		       (double)nodus_dtype_size(a->task->outputs[o].dtype);
 	const nodus_judge *j = a->judge;
-	return per * (double)(j->trials + 2 + j->recheck_reps) * workers;
+	double bytes = per * (double)(j->trials + 2 + j->recheck_reps) * workers;
+	return bytes >= 0 ? bytes : INFINITY; /* an overflowed size is a large one */
 }
 
 /* At the start of an attempt: the workers it takes, plus as many spares
@@ -432,9 +435,10 @@ static void spares_fill(struct run_ctx *x, const struct attempt *a)
 {
 	int need = a->oracle_prepared ? 1 : 2;
 	double hidden = attempt_bytes(a, need) * 1e-9 * HIDDEN_S_PER_GB;
-	int more = hidden < SPARE_FIRST_S ? 0 : 1 + (int)((hidden - SPARE_FIRST_S) / SPARE_NEXT_S);
-	int want = x->n_spares + more;
-	spares_start(x, want > need ? want : need);
+	double more = hidden < SPARE_FIRST_S ? 0 : 1 + (hidden - SPARE_FIRST_S) / SPARE_NEXT_S;
+	if (!(more <= NODUS_SPARES)) /* NaN too */
+		more = NODUS_SPARES;
+	spares_start(x, (x->n_spares > need ? x->n_spares : need) + (int)more);
 }
 
 static void keep_startup(struct worker_proc *w, const nodus_buf *frame)
@@ -1274,6 +1278,14 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			int inst = frame_instance(type, &payload);
 			if (inst > a->oracle_progress && inst < a->n_inst)
 				a->oracle_progress = inst;
+			/* a group's oracle gets each later pair's time as it reaches
+			 * that pair's instances, not before: a reference that hangs
+			 * on the first pair is stopped after one timeout */
+			while (a->followers_reached < a->n_followers &&
+			       inst >= a->follower_first[a->followers_reached]) {
+				w->deadline_ns += (uint64_t)(x->c->judge.timeout_s * 1e9);
+				a->followers_reached++;
+			}
 			if (side)
 				early_judge(x, a, side, q);
 		}
@@ -1474,7 +1486,8 @@ static void oracle_group_dissolve(struct attempt *a)
 static int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	a->n_own = a->n_inst;
-	if (x->c->judge.oracle_group <= 1 || x->group_off || !x->prepared)
+	if (x->c->judge.oracle_group <= 1 || x->group_off || !x->prepared ||
+	    (x->no_group && x->no_group[a->pair->reference]))
 		return 0;
 	/* a pair whose own untimed work hides a worker's start-up gains
 	 * nothing, and its timing would wait for the others' reference work */
@@ -1602,11 +1615,11 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	choose_instances(x, a);
 
 	/* both jobs at once: the candidate's trials overlap the oracle's */
-	a->validation_from_ns = nodus_now_ns();
 	json_t *measure_job = job_json(x, a, 1, a->ref_so, a->cand_so);
 	t0 = nodus_now_ns();
 	rc = oracle_group_form(x, a, err);
 	phase_since(a, "group_s", t0);
+	a->validation_from_ns = nodus_now_ns(); /* the later pairs' builds are not validation */
 	if (rc) {
 		json_decref(measure_job);
 		oracle_group_dissolve(a);
@@ -1617,8 +1630,6 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	rc = worker_start(x, &wo, job, err);
 	phase_since(a, "oracle_start_s", t0);
 	json_decref(job);
-	/* the group's oracle may take as long as each pair's would */
-	wo.deadline_ns += (uint64_t)a->n_followers * (uint64_t)(x->c->judge.timeout_s * 1e9);
 	if (rc) {
 		json_decref(measure_job);
 		oracle_group_dissolve(a);
@@ -1823,10 +1834,12 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	int *queue = malloc(sizeof(int) * (size_t)(n * (j->max_attempts + 1) + 1));
 	int *next_attempt = calloc((size_t)n + 1, sizeof(int));
 	struct attempt **prepared = calloc((size_t)n + 1, sizeof(*prepared));
-	if (!queue || !next_attempt || !prepared) {
+	unsigned char *no_group = calloc((size_t)x->c->n_solutions + 1, 1);
+	if (!queue || !next_attempt || !prepared || !no_group) {
 		free(queue);
 		free(next_attempt);
 		free(prepared);
+		free(no_group);
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
 	}
 	int head = 0, tail = 0, rc = 0;
@@ -1866,6 +1879,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	x->queue = queue;
 	x->next_attempt = next_attempt;
 	x->prepared = prepared;
+	x->no_group = no_group;
 	while (head < tail) {
 		int p = queue[head++];
 		x->queue_head = head;
@@ -1886,6 +1900,8 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 			attempt_release(&a);
 			attempt_init(x, &a, &x->c->pairs[p], again);
 			json_object_set_new(a.detail, "oracle_group_failed", json_true());
+			if (x->no_group) /* it failed once: its later pairs run alone */
+				x->no_group[x->c->pairs[p].reference] = 1;
 			x->group_off = 1;
 			rc = run_attempt(x, &a, err);
 			x->group_off = 0;
@@ -1924,6 +1940,8 @@ out:
 	x->prepared = NULL;
 	x->queue = NULL;
 	x->next_attempt = NULL;
+	x->no_group = NULL;
+	free(no_group);
 	free(prepared);
 	free(queue);
 	free(next_attempt);

@@ -177,6 +177,8 @@ static int cuda_open(void **ctx, nodus_error *err)
 		ret = NODUS_CUDA_CALL(err, cudaMalloc(&c->flush_buf, c->flush_bytes));
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaMalloc(&c->clock_dev, 4 * sizeof(long long)));
+	if (!ret) /* now, before any solution can have taken the device's memory */
+		ret = nodus__cuda_fill_init(c, err);
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaDeviceSynchronize());
 	c->setup_s = seconds_now() - t1;

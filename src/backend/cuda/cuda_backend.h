@@ -69,7 +69,9 @@ int nodus__cuda_check(cudaError_t rc, const char *call, const char *file, int li
  * for it and returns the MHz in *mhz. About 25 us of device time. */
 int nodus__cuda_sm_clock(cuda_ctx *ctx, int32_t *mhz, nodus_error *err);
 
-/* The fill op (cuda_fill.cu); nodus__cuda_fill_release frees its buffer. */
+/* The fill op (cuda_fill.cu): its buffer is made at open (init) and freed
+ * at close (release). */
+int nodus__cuda_fill_init(cuda_ctx *c, nodus_error *err);
 int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
 		     int64_t *near, int max_near, int *n_near, nodus_error *err);
 void nodus__cuda_fill_release(cuda_ctx *c);

@@ -78,7 +78,7 @@ __device__ static int near_midpoint(double v, double tol)
 	double fd = f;
 	double hi = ((double)nextafterf(f, INFINITY) + fd) * 0.5;
 	double lo = ((double)nextafterf(f, -INFINITY) + fd) * 0.5;
-	return hi - v <= tol || v - lo <= tol;
+	return isinf(hi) || isinf(lo) || hi - v <= tol || v - lo <= tol; /* past FLT_MAX */
 }
 
 __global__ static void fill_kernel(float *data, int64_t numel, nodus_fill_spec s,
@@ -157,6 +157,14 @@ __global__ static void fill_kernel(float *data, int64_t numel, nodus_fill_spec s
 	}
 }
 
+int nodus__cuda_fill_init(cuda_ctx *c, nodus_error *err)
+{
+	if (c->fill_near)
+		return 0;
+	return NODUS_CUDA_CALL(err, cudaMalloc(&c->fill_near, sizeof(unsigned long long) +
+								  NEAR_CAP * sizeof(int64_t)));
+}
+
 void nodus__cuda_fill_release(cuda_ctx *c)
 {
 	if (c->fill_near)
@@ -179,11 +187,7 @@ int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec
 		max_near = NEAR_CAP;
 	if (max_near < 0)
 		max_near = 0;
-	int ret = 0;
-	if (!c->fill_near)
-		ret = NODUS_CUDA_CALL(err, cudaMalloc(&c->fill_near,
-						      sizeof(unsigned long long) +
-							      NEAR_CAP * sizeof(int64_t)));
+	int ret = nodus__cuda_fill_init(c, err);
 	unsigned long long *count = (unsigned long long *)c->fill_near;
 	int64_t *list = (int64_t *)(count + 1);
 	if (!ret)
