@@ -54,7 +54,7 @@ def main():
         if hits == 2:
             fixed.append(over)
             if status == "OK" and "measure" in phases:
-                points.append((gb, over))
+                points.append((gb, over, pid))
         if ref_ns and ref_ns >= 100e3 and status == "OK":
             long_wall += wall - (comp or 0)
             long_kernel += kern
@@ -75,9 +75,11 @@ def main():
               f"(least-squares slope over {len(points)} cached OK records)")
     small = [p[1] for p in points if p[0] < SMALL_GB]
     if small:
+        worst = max((p for p in points if p[0] < SMALL_GB), key=lambda p: p[1])
         print(f"fixed overhead per pair-condition: median {statistics.median(small):.3f} s, "
               f"mean {statistics.fmean(small):.3f} s, "
-              f"max {max(small):.3f} s over {len(small)} cached OK records with < {SMALL_GB} GB")
+              f"max {max(small):.3f} s over {len(small)} cached OK records with < {SMALL_GB} GB "
+              f"(max: {worst[2]})")
     if long_timed > 0:
         print(f"timed rounds for >=100us kernels: {long_timed:.3f} s, of which measured kernels "
               f"{100 * long_kernel / long_timed:.1f}% (the rest: flushes, events, "
