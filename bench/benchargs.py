@@ -4,14 +4,15 @@ import sys
 
 
 def databases(doc, count):
-    """The DB paths of the command line. --help prints doc; a wrong count or a
-    missing file prints a usage line or an error and exits 2."""
+    """The DB paths of the command line (count None: one or more). --help
+    prints doc; a wrong count or a missing file prints a usage line or an
+    error and exits 2."""
     args = sys.argv[1:]
     prog = os.path.basename(sys.argv[0])
     if args[:1] in (["-h"], ["--help"]):
         print(doc.strip())
         sys.exit(0)
-    if len(args) != count:
+    if (len(args) != count) if count is not None else not args:
         usage = next((line.split(": ", 1)[-1] for line in doc.splitlines()
                       if line.startswith("Usage:")), prog)
         print(f"usage: {usage}\n(--help says more)", file=sys.stderr)

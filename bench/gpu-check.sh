@@ -29,6 +29,10 @@
 #                                           at two tenant counts, the isolated
 #                                           baseline again at the end), its reports
 #                                           and conditions-check.py
+#     bash bench/gpu-check.sh aa            the sub-10 us A/A pairs alone (bench/aa-short.py):
+#                                           one .so against two, 4 against 8 samples
+#                                           per round, five isolated runs of each
+#                                           campaign, interleaved; the summary
 #     bash bench/gpu-check.sh ab            one change on one machine: build-gpu-base
 #                                           (scripts/gpu-bundle.sh REV) against
 #                                           build-gpu, two isolated runs each,
@@ -242,6 +246,27 @@ elif [ "$mode" = schedule ]; then
 	row "schedule.py" "exit $?"
 	tar -C "$work" -czf "$OUT/databases.tar.gz" quiet1.db quiet2.db overlap1.db overlap2.db
 	cat "$OUT/schedule.txt"
+elif [ "$mode" = aa ]; then
+	# does a launch-bound A/A pair drift because its two sides are two .so
+	# files (two static CUDA runtimes in one process), and does a round of
+	# 8 samples spread less than one of 4? (docs/protocol.md, retest-26)
+	cp -r suites "$work/suites"
+	python3 bench/aa-short.py make "$work/suites" >>"$log" 2>&1 || row "aa-short make" FAILED
+	for spr in 4 8; do
+		"$N" plan "$work/suites/cuda/aa-spr$spr.json" -o "$work/plan-$spr.json" >>"$log" 2>&1 ||
+			row "plan spr $spr" FAILED
+	done
+	dbs=()
+	for i in 1 2 3 4 5; do
+		for spr in 4 8; do
+			runcampaign "spr$spr-$i" "$work/plan-$spr.json" "$work/aa-$spr-$i.db" --condition isolated
+			dbs+=("$work/aa-$spr-$i.db")
+		done
+	done
+	python3 bench/aa-short.py "${dbs[@]}" >"$OUT/aa-short.txt" 2>>"$log"
+	row "aa-short.py" "exit $?"
+	(cd "$work" && tar -czf "$OUT/databases.tar.gz" aa-*.db)
+	sed -n '/^per kind/,$p' "$OUT/aa-short.txt"
 elif [ "$mode" = ab ]; then
 	# one code change measured on one machine: build-gpu-base (before,
 	# scripts/gpu-bundle.sh REV) and build-gpu (after), two isolated runs
@@ -280,7 +305,7 @@ elif [ "$mode" = ab ]; then
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" before1.db before2.db after1.db after2.db
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | ab | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | final" >&2
 	exit 2
 fi
 

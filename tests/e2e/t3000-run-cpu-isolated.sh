@@ -98,13 +98,14 @@ NODUS_EXPERIMENT_SPARES_DURING_TIMING=yes "$NODUS" run "$tmp/plan.json" --db "$t
 bench="$(dirname "$0")/../../bench"
 python3 "$bench/phases.py" "$tmp/r.db" | grep -q "^worker start-ups" || fail "phases.py: no start-up summary"
 python3 "$bench/overhead.py" "$tmp/r.db" | grep -q "^fixed overhead per pair-condition" || fail "overhead.py: no fixed overhead"
+python3 "$bench/aa-short.py" "$tmp/r.db" | grep -q "one .so  spr 5: .* records" || fail "aa-short.py: no per-kind summary"
 python3 "$bench/retest.py" "$tmp/r.db" "$tmp/r.db" | tail -1 | grep -q -- "-> PASS" || fail "retest.py: a run against itself does not pass"
 # schedule.py checks each database's schedule: run 3 and 4 must be the overlap runs
 python3 "$bench/schedule.py" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" >"$tmp/schedule.txt" 2>"$tmp/schedule.err"
 [ $? -eq 1 ] && grep -q "records of another schedule" "$tmp/schedule.txt" || fail "schedule.py: quiet records taken for overlap runs"
 [ -s "$tmp/schedule.err" ] && fail "schedule.py: $(tail -1 "$tmp/schedule.err")"
 grep -q "^labels, quiet run x overlap run" "$tmp/schedule.txt" || fail "schedule.py: no label comparison"
-for script in phases overhead retest schedule conditions-check; do
+for script in phases overhead retest schedule conditions-check aa-short; do
 	python3 "$bench/$script.py" --help >"$tmp/help.txt" && grep -q "^Usage: $script.py" "$tmp/help.txt" || fail "$script.py --help"
 	python3 "$bench/$script.py" 2>/dev/null
 	[ $? -eq 2 ] || fail "$script.py without arguments: exit not 2"
