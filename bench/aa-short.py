@@ -6,7 +6,7 @@ Usage: aa-short.py RUN.db [RUN.db ...]   summarise runs of the experiment
 
 `make` writes two campaigns beside the CUDA suite's files (SUITES_DIR is a copy
 of suites/; its cuda/ gains aa-spr4.json and aa-spr8.json), the
-isolated condition only, with 4 and 8 samples per round, each holding four A/A
+isolated condition only, with 4 and 8 samples per round, each holding six A/A
 pairs of the short workloads:
 
   vector_scale_4k   vector_scale_ref    against vector_scale_ref   (one .so)
@@ -14,9 +14,14 @@ pairs of the short workloads:
   softmax_256x1024  softmax_warp        against softmax_warp       (one .so)
   softmax_256x1024  softmax_warp_aa     against softmax_warp       (two .so)
 
+and the two-.so pairs again with both sides built with -cudart=shared (copies
+of the solutions named ..._sh): two .so files, one CUDA runtime (libcudart.so).
+
 Each solution .so carries its own static CUDA runtime. If the two sides of an
 A/A pair launch at different speeds because they are two runtimes in one
-process, the "two .so" pairs show an offset that the "one .so" pairs do not.
+process, the "two .so" pairs show an offset that the "one .so" pairs do not,
+and the "one runtime" pairs do not either; if the offset comes from where each
+.so's code lies, the "one runtime" pairs keep it.
 More samples per round test whether the round median is what spreads.
 
 Summary, per record: label, interval, rounds, the standard deviation of the
@@ -38,7 +43,10 @@ PAIRS = [
     ("vector_scale_4k", "vector_scale_ref_aa", "vector_scale_ref"),
     ("softmax_256x1024", "softmax_warp", "softmax_warp"),
     ("softmax_256x1024", "softmax_warp_aa", "softmax_warp"),
+    ("vector_scale_4k", "vector_scale_ref_aa_sh", "vector_scale_ref_sh"),
+    ("softmax_256x1024", "softmax_warp_aa_sh", "softmax_warp_sh"),
 ]
+SHARED = "_sh"  # the solutions built against the shared CUDA runtime
 
 
 def make(suites):
@@ -50,6 +58,15 @@ def make(suites):
     tasks = {json.load(open(os.path.join(suites, "cuda", w)))["task"] for w in c["workloads"]}
     c["tasks"] = [t for t in c["tasks"] if os.path.basename(t)[:-5] in tasks]
     c["solutions"] = [s for s in c["solutions"] if os.path.basename(s)[:-5] in sols]
+    for rel in list(c["solutions"]):
+        # a copy beside the original (its sources are found relative to it)
+        # built with -cudart=shared: the runtime is libcudart.so, one per process
+        src = os.path.join(suites, "cuda", rel)
+        sol = json.load(open(src))
+        sol["name"] += SHARED
+        sol["build"]["flags"] = sol["build"].get("flags", []) + ["-cudart=shared"]
+        json.dump(sol, open(src[:-5] + SHARED + ".json", "w"), indent=1)
+        c["solutions"].append(rel[:-5] + SHARED + ".json")
     c["pairs"] = [{"workload": w, "candidate": a, "reference": b, "expect": "TIED"}
                   for w, a, b in PAIRS]
     c["conditions"] = [x for x in c["conditions"] if x["kind"] == "isolated"]
@@ -85,7 +102,9 @@ def summarise(paths):
             offset = statistics.median([x for p in per for x in p])
             sd = statistics.pstdev(meds)
             cand, ref = pid.split("/")[1:3]
-            kind = ("one .so" if cand == ref else "two .so", pid.split("/")[0], spr)
+            kind = ("one .so" if cand == ref else
+                    "two .so, one runtime" if cand.endswith(SHARED) else "two .so",
+                    pid.split("/")[0], spr)
             kinds.setdefault(kind, []).append((label, sd, offset))
             lo, hi = (float("nan") if v is None else v for v in (lo, hi))
             print(f"{os.path.basename(path):12} spr {spr} {pid:58} {label or status:10} "
@@ -94,7 +113,7 @@ def summarise(paths):
     print("\nper kind (records, not TIED, mean round-median sd, max |offset|):")
     for kind in sorted(kinds):
         rs = kinds[kind]
-        print(f"  {kind[1]:18} {kind[0]:8} spr {kind[2]}: {len(rs)} records, "
+        print(f"  {kind[1]:18} {kind[0]:20} spr {kind[2]}: {len(rs)} records, "
               f"{sum(1 for r in rs if r[0] != 'TIED')} not TIED, "
               f"sd {100 * statistics.fmean(r[1] for r in rs):.2f}%, "
               f"|offset| max {100 * max(abs(r[2]) for r in rs):.2f}%")
