@@ -134,12 +134,12 @@ static json_t *judge_json(const nodus_judge *j)
 		if (j->retry_on & (1u << s))
 			json_array_append_new(retry, json_string(nodus_status_name(s)));
 	return json_pack(
-		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:I, s:f, s:i,"
-		" s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f, s:i}",
+		"{s:I, s:i, s:i, s:b, s:i, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:f, s:f, s:I, s:f,"
+		" s:i, s:f, s:I, s:i, s:i, s:i, s:i, s:o, s:f, s:i}",
 		"seed", (json_int_t)j->seed, "trials", j->trials, "recheck_reps", j->recheck_reps,
 		"determinism", j->determinism, "warmup_calls", j->warmup_calls, "warmup_ms",
 		j->warmup_ms, "min_rounds", j->min_rounds, "max_rounds", j->max_rounds,
-		"look_every", j->look_every, "samples_per_round", j->samples_per_round,
+		"max_rounds_short", j->max_rounds_short, "look_every", j->look_every, "samples_per_round", j->samples_per_round,
 		"input_copies", j->input_copies, "flush_cache", j->flush_cache, "min_sample_ns",
 		(json_int_t)j->min_sample_ns, "tie_margin", j->tie_margin, "tie_margin_short",
 		j->tie_margin_short, "short_kernel_ns", (json_int_t)j->short_kernel_ns, "confidence",

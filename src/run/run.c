@@ -149,6 +149,7 @@ struct attempt {
 	nodus_sample *samples;
 	int n_samples, cap_samples;
 	int rounds, looks;
+	int short_call;                /* -1 until the first look, then 1 if the reference call is short */
 	int isolation_after_checked;   /* 1 once checked, right after the last timed round */
 	int isolation_after_ok;
 	nodus_interval ci;
@@ -267,6 +268,12 @@ static json_t *ids_json(const int *ids, int n)
 	return arr;
 }
 
+/* The most rounds any attempt may take: the worker's own limit. */
+static int max_rounds_any(const nodus_judge *j)
+{
+	return j->max_rounds > j->max_rounds_short ? j->max_rounds : j->max_rounds_short;
+}
+
 static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
 			const char *cand_so)
 {
@@ -319,7 +326,7 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 		job, "timing",
 		json_pack("{s:i,s:f,s:i,s:i,s:i,s:i,s:I,s:s}", "warmup_calls", j->warmup_calls,
 			  "warmup_ms", j->warmup_ms, "samples_per_round", j->samples_per_round,
-			  "max_rounds", j->max_rounds, "input_copies", j->input_copies, "flush",
+			  "max_rounds", max_rounds_any(j), "input_copies", j->input_copies, "flush",
 			  j->flush_cache, "min_sample_ns", (json_int_t)j->min_sample_ns, "copy_seed",
 			  seed_str(a->copy_seed, b3)));
 	return job;
@@ -798,31 +805,54 @@ static double median_of_role(const struct attempt *a, int role);
 
 /* A launch-bound call shorter than short_kernel_ns cannot be timed as
  * tightly as a long one (docs/protocol.md, the A/A noise floor per
- * duration class), so it gets its own margin. */
-static double tie_margin_for(const nodus_judge *j, const struct attempt *a)
+ * duration class), so it gets its own margin and its own most rounds.
+ * The class is fixed at the first look, from the reference samples of
+ * the first min_rounds rounds: the look schedule, and so the per-look
+ * confidence, must not change once a label has been read from it. */
+static int short_call(const nodus_judge *j, struct attempt *a)
 {
-	double ref_ns = median_of_role(a, NODUS_ROLE_REFERENCE);
-	return ref_ns > 0 && ref_ns < (double)j->short_kernel_ns ? j->tie_margin_short
-								  : j->tie_margin;
+	if (a->short_call < 0) {
+		double ref_ns = median_of_role(a, NODUS_ROLE_REFERENCE);
+		a->short_call = ref_ns > 0 && ref_ns < (double)j->short_kernel_ns;
+	}
+	return a->short_call;
+}
+
+static double tie_margin_for(const nodus_judge *j, struct attempt *a)
+{
+	return short_call(j, a) ? j->tie_margin_short : j->tie_margin;
+}
+
+/* Rounds at most for this attempt; before the first look, the larger of
+ * the two (what the worker is told, so that it never stops first). */
+static int max_rounds_for(const nodus_judge *j, const struct attempt *a)
+{
+	if (a->short_call < 0)
+		return max_rounds_any(j);
+	return a->short_call ? j->max_rounds_short : j->max_rounds;
 }
 
 /* Decides after a round: 'c' continue or 's' stop (label decided or last
- * round). Looks at min_rounds, every look_every after, and at max_rounds. */
+ * round). Looks at min_rounds, every look_every after, and at the most
+ * rounds of the attempt's duration class. */
 static char decide(struct run_ctx *x, struct attempt *a)
 {
 	const nodus_judge *j = &x->c->judge;
 	int r = a->rounds;
-	if (!nodus_stats_is_look(r, j->min_rounds, j->max_rounds, j->look_every))
-		return r >= j->max_rounds ? 's' : 'c';
+	if (r >= j->min_rounds)
+		short_call(j, a);
+	int max = max_rounds_for(j, a);
+	if (!nodus_stats_is_look(r, j->min_rounds, max, j->look_every))
+		return r >= max ? 's' : 'c';
 	a->looks++;
-	int k = nodus_stats_look_count(j->min_rounds, j->max_rounds, j->look_every);
+	int k = nodus_stats_look_count(j->min_rounds, max, j->look_every);
 	double conf = nodus_stats_look_confidence(j->confidence, k);
 	nodus_interval ci;
 	if (estimate(x, a, conf, &ci))
-		return r >= j->max_rounds ? 's' : 'c';
+		return r >= max ? 's' : 'c';
 	a->ci = ci;
 	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
-	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= j->max_rounds)
+	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= max)
 		return 's';
 	return 'c';
 }
@@ -1432,6 +1462,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->judge = &x->c->judge;
 	a->status = NODUS_STATUS_OK;
 	a->label = NODUS_LABEL_NONE;
+	a->short_call = -1;
 	a->ci.estimate = a->ci.lo = a->ci.hi = NAN;
 	a->max_abs_err = a->max_rel_err = a->matched_ratio = NAN;
 	a->det_id = -1;
@@ -1748,9 +1779,12 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 	}
 	if (x->cond->kind == NODUS_COND_MPS)
 		json_object_set_new(a->detail, "mps", nodus_mps_describe(&x->mps));
-	if (a->n_samples)
+	if (a->n_samples) {
 		json_object_set_new(a->detail, "tie_margin",
 				    json_real(tie_margin_for(&x->c->judge, a)));
+		json_object_set_new(a->detail, "max_rounds",
+				    json_integer(max_rounds_for(&x->c->judge, a)));
+	}
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
 	json_object_set_new(a->phases, "round_nvml_s", json_real(a->round_nvml_s));
 	json_object_set_new(a->phases, "round_decide_s", json_real(a->round_decide_s));

@@ -347,6 +347,7 @@ static void judge_defaults(nodus_judge *j)
 	j->warmup_ms = 20;
 	j->min_rounds = 10;
 	j->max_rounds = 40;
+	j->max_rounds_short = -1; /* max_rounds unless declared (set after loading) */
 	j->look_every = 5;
 	j->samples_per_round = 3;
 	j->input_copies = 4;
@@ -372,7 +373,8 @@ static void judge_defaults(nodus_judge *j)
 static const nodus__vfield judge_fields[] = {
 	{"seed", 0},         {"trials", 0},       {"recheck_reps", 0},
 	{"determinism", 0},  {"warmup_calls", 0}, {"warmup_ms", 0},
-	{"min_rounds", 0},   {"max_rounds", 0},   {"look_every", 0},
+	{"min_rounds", 0},   {"max_rounds", 0},   {"max_rounds_short", 0},
+	{"look_every", 0},
 	{"samples_per_round", 0}, {"input_copies", 0}, {"flush_cache", 0},
 	{"min_sample_ns", 0}, {"tie_margin", 0},  {"tie_margin_short", 0},
 	{"short_kernel_ns", 0}, {"confidence", 0},
@@ -440,6 +442,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 	nodus__v_num(v, o, "warmup_ms", 0, 0, 600000, 0, &j->warmup_ms);
 	judge_int(v, o, "min_rounds", 2, 100000, &j->min_rounds);
 	judge_int(v, o, "max_rounds", 2, 1000000, &j->max_rounds);
+	judge_int(v, o, "max_rounds_short", 2, 1000000, &j->max_rounds_short);
 	judge_int(v, o, "look_every", 1, 1000000, &j->look_every);
 	judge_int(v, o, "samples_per_round", 1, 10000, &j->samples_per_round);
 	judge_int(v, o, "input_copies", 1, 64, &j->input_copies);
@@ -466,6 +469,10 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 	if (j->max_rounds < j->min_rounds)
 		nodus__v_err_key(v, "max_rounds", 0, "expected max_rounds >= min_rounds (%d), got %d",
 				 j->min_rounds, j->max_rounds);
+	if (j->max_rounds_short >= 0 && j->max_rounds_short < j->min_rounds)
+		nodus__v_err_key(v, "max_rounds_short", 0,
+				 "expected max_rounds_short >= min_rounds (%d), got %d", j->min_rounds,
+				 j->max_rounds_short);
 	nodus__v_pop(v);
 }
 
@@ -674,6 +681,8 @@ static void load_all(nodus__vctx *v, const json_t *obj, const char *dir, nodus_c
 	load_judge(v, json_object_get(obj, "judge"), &c->judge);
 	if (c->judge.tie_margin_short < 0)
 		c->judge.tie_margin_short = c->judge.tie_margin;
+	if (c->judge.max_rounds_short < 0)
+		c->judge.max_rounds_short = c->judge.max_rounds;
 	load_conditions(v, obj, c);
 	if (c->tasks && c->workloads)
 		load_audit(v, json_object_get(obj, "audit"), c);

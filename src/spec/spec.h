@@ -169,6 +169,7 @@ typedef struct nodus_judge {
 	double warmup_ms;           /* minimum warm-up time per solution */
 	int min_rounds;             /* rounds before the first look */
 	int max_rounds;             /* rounds at most */
+	int max_rounds_short;       /* rounds at most for a pair whose reference call is short */
 	int look_every;             /* rounds between looks */
 	int samples_per_round;      /* candidate/reference sample pairs per round */
 	int input_copies;           /* input sets rotated during timing */

@@ -88,11 +88,13 @@ out=$("$NODUS" plan bad-campaign.json -o bad-plan.json 2>&1)
 grep -qF 'bad-campaign.json:' <<<"$out" || fail "bad campaign fault not shown: $out"
 [ -e bad-plan.json ] && fail "a plan was written for a bad campaign"
 # every judge value is sealed, defaults included: no short-kernel margin
-# declared means the short margin is the tie margin
+# declared means the short margin is the tie margin, and no most rounds for
+# short pairs means max_rounds
 python3 - plan.json <<'PY' || fail "judge defaults in the plan"
 import json, sys
 j = json.load(open(sys.argv[1]))["judge"]
 assert j["tie_margin_short"] == j["tie_margin"] and j["short_kernel_ns"] == 10000, j
+assert j["max_rounds_short"] == j["max_rounds"], j
 PY
 
 echo "$fails failures"

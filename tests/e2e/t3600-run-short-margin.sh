@@ -6,6 +6,9 @@
 # that margin gives its interval. Run once with every pair "short" and once
 # with none; the long margin is absurdly tight (0.01%), so the A/A pairs
 # TIED under the short margin must visibly come out AMBIGUOUS.
+# A third run gives the short pairs an absurdly tight margin too and more
+# rounds (max_rounds_short 20 against max_rounds 12): an AMBIGUOUS pair runs
+# the most rounds of its own class, and the record says how many that was.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -16,29 +19,45 @@ small_campaign "$tmp/suites" vector >/dev/null
 relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
 campaign="$tmp/suites/cpu/campaign.json"
 set_judge "$campaign" tie_margin 0.0001
-set_judge "$campaign" tie_margin_short 0.05
-for case in short long; do
-	if [ $case = short ]; then set_judge "$campaign" short_kernel_ns 10000000000; want=0.05
-	else set_judge "$campaign" short_kernel_ns 0; want=0.0001; fi
+set_judge "$campaign" max_rounds 12
+set_judge "$campaign" max_rounds_short 20
+for case in short long short-tight; do
+	case $case in
+	short) set_judge "$campaign" short_kernel_ns 10000000000
+		set_judge "$campaign" tie_margin_short 0.05; want=0.05 most=20 ;;
+	long) set_judge "$campaign" short_kernel_ns 0; want=0.0001 most=12 ;;
+	short-tight) set_judge "$campaign" short_kernel_ns 10000000000
+		# intervals this wide keep an A/A pair AMBIGUOUS even on a loaded
+		# machine, where its two sides can drift apart by a few percent
+		set_judge "$campaign" confidence 0.99999
+		set_judge "$campaign" tie_margin_short 0.0001; want=0.0001 most=20 ;;
+	esac
 	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
 		fail "$case: run exited $?"
-	python3 - "$tmp/$case.db" "$want" <<'PY' || fail "$case: margins or labels"
+	python3 - "$tmp/$case.db" "$want" "$most" <<'PY' || fail "$case: margins, rounds or labels"
 import json, sqlite3, sys
-db, want = sqlite3.connect(sys.argv[1]), float(sys.argv[2])
-n = 0
-for pid, label, lo, hi, detail in db.execute(
-        "SELECT pair_id, label, ci_lo, ci_hi, detail_json FROM records"
+db, want, most = sqlite3.connect(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+n = ambiguous = 0
+for pid, label, lo, hi, rounds, detail in db.execute(
+        "SELECT pair_id, label, ci_lo, ci_hi, rounds, detail_json FROM records"
         " WHERE final = 1 AND status = 'OK'"):
-    used = json.loads(detail)["tie_margin"]
+    d = json.loads(detail)
+    used = d["tie_margin"]
     assert abs(used - want) < 1e-12, (pid, used, want)
+    assert d["max_rounds"] == most and rounds <= most, (pid, d["max_rounds"], rounds, most)
+    if label == "AMBIGUOUS":
+        assert rounds == most, (pid, "AMBIGUOUS before its last look", rounds, most)
+        ambiguous += 1
     up, down = 1 + used, 1 / (1 + used)
     expect = ("TIED" if lo >= down and hi <= up else "FASTER" if lo > up
               else "SLOWER" if hi < down else "AMBIGUOUS")
     assert label == expect, (pid, label, expect, lo, hi)
     n += 1
 assert n >= 3, n
-print(f"t3600: {n} records labelled with margin {want}")
+# a tight margin leaves pairs AMBIGUOUS: they show where each class stops
+assert want > 0.001 or ambiguous > 0, "no AMBIGUOUS record under the tight margin"
+print(f"t3600: {n} records labelled with margin {want}, {ambiguous} AMBIGUOUS at round {most}")
 PY
 done
 # the tight margin must have changed something, or the test proves nothing
