@@ -18,32 +18,11 @@
  * stable across machines, compilers and byte orders.
  * ------------------------------------------------------------------------ */
 #include "judge/judge.h"
-
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+#include "judge/philox_core.h"
 
 void nodus_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
-	uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
-	uint32_t k0 = key[0], k1 = key[1];
-	for (int round = 0; round < 10; round++) {
-		uint64_t p0 = (uint64_t)PHILOX_M0 * c0;
-		uint64_t p1 = (uint64_t)PHILOX_M1 * c2;
-		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-		uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-		c0 = n0;
-		c1 = (uint32_t)p1;
-		c2 = n2;
-		c3 = (uint32_t)p0;
-		k0 += PHILOX_W0;
-		k1 += PHILOX_W1;
-	}
-	out[0] = c0;
-	out[1] = c1;
-	out[2] = c2;
-	out[3] = c3;
+	nodus__philox4x32_10(ctr[0], ctr[1], ctr[2], ctr[3], key[0], key[1], out);
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): a Weyl step and a bijective

@@ -15,13 +15,10 @@
  * the H200) are listed, and the worker writes the host's value there.
  * ------------------------------------------------------------------------ */
 #include "backend/cuda/cuda_backend.h"
+#include "judge/philox_core.h"
 
 #include <math.h>
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
 #define PHILOX_TAG 0x6e6f6475u /* "nodu", as in inputs.c */
 #define TWO_PI 6.283185307179586
 /* How far apart the host's and the device's normal values may be, relative
@@ -31,26 +28,6 @@
 #define NEAR_REL 0x1p-40
 #define NEAR_CAP 65536
 
-__device__ static void philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
-			      uint32_t k1, uint32_t out[4])
-{
-	for (int round = 0; round < 10; round++) {
-		uint64_t p0 = (uint64_t)PHILOX_M0 * c0;
-		uint64_t p1 = (uint64_t)PHILOX_M1 * c2;
-		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-		uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-		c0 = n0;
-		c1 = (uint32_t)p1;
-		c2 = n2;
-		c3 = (uint32_t)p0;
-		k0 += PHILOX_W0;
-		k1 += PHILOX_W1;
-	}
-	out[0] = c0;
-	out[1] = c1;
-	out[2] = c2;
-	out[3] = c3;
-}
 
 __device__ static double uniform53(uint32_t hi, uint32_t lo)
 {
@@ -89,8 +66,8 @@ __global__ static void fill_kernel(float *data, int64_t numel, nodus_fill_spec s
 	     block += (int64_t)gridDim.x * blockDim.x) {
 		uint32_t words[4][4] = {{0}};
 		for (int d = 0; d < s.n_draws; d++)
-			philox((uint32_t)block, (uint32_t)((uint64_t)block >> 32), s.tensor,
-			       PHILOX_TAG + (uint32_t)d, s.key[0], s.key[1], words[d]);
+			nodus__philox4x32_10((uint32_t)block, (uint32_t)((uint64_t)block >> 32), s.tensor,
+					     PHILOX_TAG + (uint32_t)d, s.key[0], s.key[1], words[d]);
 		for (int lane = 0; lane < 4; lane++) {
 			int64_t i = block * 4 + lane;
 			if (i >= numel)
