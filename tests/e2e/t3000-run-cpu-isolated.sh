@@ -98,7 +98,7 @@ NODUS_EXPERIMENT_SPARES_DURING_TIMING=yes "$NODUS" run "$tmp/plan.json" --db "$t
 bench="$(dirname "$0")/../../bench"
 python3 "$bench/phases.py" "$tmp/r.db" | grep -q "^worker start-ups" || fail "phases.py: no start-up summary"
 python3 "$bench/overhead.py" "$tmp/r.db" | grep -q "^fixed overhead per pair-condition" || fail "overhead.py: no fixed overhead"
-python3 "$bench/aa-short.py" "$tmp/r.db" | grep -q "one .so  spr 5: .* records" || fail "aa-short.py: no per-kind summary"
+python3 "$bench/aa-short.py" "$tmp/r.db" | grep -qE "one \.so +spr 5: .* records" || fail "aa-short.py: no per-kind summary"
 python3 "$bench/retest.py" "$tmp/r.db" "$tmp/r.db" | tail -1 | grep -q -- "-> PASS" || fail "retest.py: a run against itself does not pass"
 # schedule.py checks each database's schedule: run 3 and 4 must be the overlap runs
 python3 "$bench/schedule.py" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" "$tmp/r.db" >"$tmp/schedule.txt" 2>"$tmp/schedule.err"
