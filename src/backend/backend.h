@@ -102,6 +102,11 @@ typedef struct nodus_backend_ops {
 	 * values there (patch) or, past max_near, draws the tensor on the host. */
 	int (*fill)(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
 		    int64_t *near, int max_near, int *n_near, nodus_error *err);
+	/* Optional (NULL on cpu). Page-locks host memory that copies go
+	 * through, so that they run at the link's speed; host_unpin undoes it
+	 * before the memory is freed. A failed host_pin only costs speed. */
+	int (*host_pin)(void *ctx, void *ptr, size_t bytes, nodus_error *err);
+	void (*host_unpin)(void *ctx, void *ptr);
 } nodus_backend_ops;
 
 const nodus_backend_ops *nodus_backend_cpu(void);

@@ -626,9 +626,24 @@ static void note_errors(struct attempt *a, const nodus_check *chk)
 		a->matched_ratio = chk->matched_ratio;
 }
 
-/* Validates one OUTPUT frame from the oracle (store it) or the candidate
+/* A reference output is kept as the oracle's whole frame, its header in
+ * front: the frame's buffer is taken over rather than copied (for a
+ * tensor of 128 MB a copy into fresh pages is tens of milliseconds of the
+ * orchestrator's time, and the oracle waits on its pipe meanwhile). */
+static const char *ref_bytes(const nodus_buf *ref)
+{
+	return ref->data + sizeof(nodus_msg_output);
+}
+
+static size_t ref_nbytes(const nodus_buf *ref)
+{
+	return ref->len >= sizeof(nodus_msg_output) ? ref->len - sizeof(nodus_msg_output) : 0;
+}
+
+/* Validates one OUTPUT frame from the oracle (store it: the oracle's pass-0
+ * payload is taken, and payload gets an empty buffer) or the candidate
  * (compare it). */
-static void on_output(struct attempt *a, const nodus_buf *payload, int from_oracle)
+static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 {
 	nodus_msg_output h;
 	if (payload->len < sizeof(h)) {
@@ -652,15 +667,18 @@ static void on_output(struct attempt *a, const nodus_buf *payload, int from_orac
 	nodus_buf *ref = &a->oracle[h.instance][h.output];
 	if (from_oracle) {
 		if (h.pass == 0) {
-			nodus_buf_reset(ref);
-			nodus_buf_add(ref, bytes, (size_t)h.nbytes);
 			int64_t first;
 			int64_t n = nodus_judge_reference_unwritten(bytes, ts->dtype, numel, &first);
 			if (n > 0)
 				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "reference_unwritten",
 					   "reference left %lld elements of %s unwritten (first: %s[%lld])",
 					   (long long)n, ts->name, ts->name, (long long)first);
-		} else if (ref->len != (size_t)h.nbytes || memcmp(ref->data, bytes, ref->len)) {
+			nodus_buf kept = *ref;
+			*ref = *payload;
+			*payload = kept;
+			nodus_buf_reset(payload);
+		} else if (ref->len == 0 || ref_nbytes(ref) != (size_t)h.nbytes ||
+			   memcmp(ref_bytes(ref), bytes, (size_t)h.nbytes)) {
 			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
 				   "reference gave different bits for the same inputs (%s)", ts->name);
 		}
@@ -679,13 +697,13 @@ static void on_output(struct attempt *a, const nodus_buf *payload, int from_orac
 		nodus_buf_reset(&a->cand_first[h.output]);
 		nodus_buf_add(&a->cand_first[h.output], bytes, (size_t)h.nbytes);
 	}
-	if (ref->len != (size_t)h.nbytes) {
+	if (ref->len == 0 || ref_nbytes(ref) != (size_t)h.nbytes) {
 		set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle", "no reference output");
 		return;
 	}
 	nodus_check chk;
-	int st = nodus_judge_compare(ts->name, bytes, ref->data, ts->dtype, numel, tolerance_of(a),
-				     &chk);
+	int st = nodus_judge_compare(ts->name, bytes, ref_bytes(ref), ts->dtype, numel,
+				     tolerance_of(a), &chk);
 	note_errors(a, &chk);
 	if (st != NODUS_STATUS_OK) {
 		const nodus_instance *in = &a->inst[h.instance];
@@ -1017,7 +1035,7 @@ static void on_ready(struct run_ctx *x, struct attempt *a, const nodus_buf *payl
 }
 
 /* An OUTPUT or CHECKSUM frame of a trial, from either worker. */
-static void on_trial_frame(struct attempt *a, uint32_t type, const nodus_buf *payload,
+static void on_trial_frame(struct attempt *a, uint32_t type, nodus_buf *payload,
 			   int from_oracle)
 {
 	if (type == NODUS_MSG_CHECKSUM) {
@@ -1059,12 +1077,16 @@ struct early_queue {
 	int failed_status;
 	char failed_guard[64];
 	char failed_message[1024];
+	/* the buffer of the last frame judged, read into again: a fresh one
+	 * for every frame of a large output costs a page fault per page */
+	nodus_buf recycled;
 };
 
 static void early_release(struct early_queue *q)
 {
 	for (int i = 0; i < q->n; i++)
 		nodus_buf_release(&q->f[q->head + i].payload);
+	nodus_buf_release(&q->recycled);
 	free(q->f);
 	memset(q, 0, sizeof(*q));
 }
@@ -1150,7 +1172,12 @@ static void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc
 		uint32_t type;
 		nodus_buf done = NODUS_BUF_INIT;
 		early_pop(q, &type, &done);
-		nodus_buf_release(&done);
+		if (done.alloc > q->recycled.alloc) {
+			nodus_buf_release(&q->recycled);
+			q->recycled = done;
+		} else {
+			nodus_buf_release(&done);
+		}
 	}
 }
 
@@ -1178,7 +1205,8 @@ static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc 
 			return nodus_ipc_read(w->child.result_fd, type, payload, w->deadline_ns);
 		uint64_t t0 = nodus_now_ns();
 		uint32_t t = 0;
-		nodus_buf b = NODUS_BUF_INIT;
+		nodus_buf b = q->recycled;
+		nodus_buf_init(&q->recycled);
 		int rc = nodus_ipc_read(side->child.result_fd, &t, &b, side->deadline_ns);
 		w->deadline_ns += nodus_now_ns() - t0;
 		if (early_push(q, t, rc, &b)) {

@@ -77,6 +77,7 @@ struct host_set {
 	void *in[NODUS_MAX_INPUTS];   /* host inputs */
 	void *scratch;                /* largest output or input, host */
 	size_t scratch_bytes;
+	int scratch_pinned;           /* page-locked by the backend (host_pin) */
 };
 
 struct worker {
@@ -347,6 +348,28 @@ static int poison_outputs(struct worker *w, struct call_buffers *b, void *host, 
  * fault each, which for large tensors is as much as drawing them on many
  * threads. Every byte of a set is written before it is read (inputs are
  * drawn whole, outputs downloaded whole). */
+/* Every output and input checksum goes through scratch to the host. The
+ * backend page-locks it where it can (cuda: a download from pageable
+ * memory is staged through the driver's own buffers); where it cannot,
+ * the copies are only slower. */
+static void scratch_alloc(struct worker *w, struct host_set *h, size_t bytes)
+{
+	nodus_error err = {0};
+	h->scratch = malloc(bytes);
+	h->scratch_bytes = bytes;
+	h->scratch_pinned = h->scratch && w->ops->host_pin &&
+			    w->ops->host_pin(w->dev, h->scratch, bytes, &err) == 0;
+}
+
+static void scratch_free(struct worker *w, struct host_set *h)
+{
+	if (h->scratch_pinned)
+		w->ops->host_unpin(w->dev, h->scratch);
+	free(h->scratch);
+	h->scratch = NULL;
+	h->scratch_pinned = 0;
+}
+
 static void host_release(struct worker *w, struct host_set *h, const int64_t *axes)
 {
 	if (!w->host_kept_valid && h->scratch) {
@@ -358,7 +381,7 @@ static void host_release(struct worker *w, struct host_set *h, const int64_t *ax
 	}
 	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
 		free(h->in[i]);
-	free(h->scratch);
+	scratch_free(w, h);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -374,7 +397,7 @@ static int host_alloc(struct worker *w, struct host_set *h, const int64_t *axes)
 	if (w->host_kept_valid) { /* another shape: never hold both */
 		for (int i = 0; i < NODUS_MAX_INPUTS; i++)
 			free(w->host_kept.in[i]);
-		free(w->host_kept.scratch);
+		scratch_free(w, &w->host_kept);
 		memset(&w->host_kept, 0, sizeof(w->host_kept));
 		w->host_kept_valid = 0;
 	}
@@ -395,8 +418,7 @@ static int host_alloc(struct worker *w, struct host_set *h, const int64_t *axes)
 		if (n > biggest)
 			biggest = n;
 	}
-	h->scratch = malloc(biggest);
-	h->scratch_bytes = biggest;
+	scratch_alloc(w, h, biggest);
 	return h->scratch ? 0 : NODUS_ENOMEM;
 }
 
@@ -1311,13 +1333,13 @@ int nodus_worker_main(const char *preopen_backend)
 		fail_err(rc == NODUS_ECUDA ? "RUNTIME_ERROR" : "CRASH", "worker", &err);
 	/* Solutions stay loaded: unloading code a candidate may still run on
 	 * another thread is worse than leaking at exit. */
+	scratch_free(&w, &w.host_kept); /* unpinned while the context lives */
 	if (w.dev)
 		w.ops->close(w.dev);
 	free(w.instances);
 	free(w.host_ws);
 	for (int i = 0; i < NODUS_MAX_INPUTS; i++)
 		free(w.host_kept.in[i]);
-	free(w.host_kept.scratch);
 	free(w.fingerprint);
 	json_decref(w.job);
 	return 0;

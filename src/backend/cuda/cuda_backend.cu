@@ -233,6 +233,20 @@ static int cuda_download(void *ctx, void *dst, const void *src, size_t bytes,
 	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToHost, err);
 }
 
+/* cudaHostRegister, not cudaMallocHost: the worker keeps its host buffers
+ * from malloc, and only the one every output passes through is pinned. */
+static int cuda_host_pin(void *ctx, void *ptr, size_t bytes, nodus_error *err)
+{
+	(void)ctx;
+	return NODUS_CUDA_CALL(err, cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+}
+
+static void cuda_host_unpin(void *ctx, void *ptr)
+{
+	(void)ctx;
+	(void)cudaHostUnregister(ptr);
+}
+
 static int cuda_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err)
 {
 	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, err);
@@ -418,6 +432,8 @@ static const nodus_backend_ops cuda_ops = {
 	nodus__cuda_fingerprint,
 	cuda_open_cost,
 	nodus__cuda_fill,
+	cuda_host_pin,
+	cuda_host_unpin,
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default
