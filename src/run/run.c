@@ -80,51 +80,6 @@ struct worker_proc {
 #define SPARE_NEXT_S 0.15        /* each further one started with it */
 #define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
 
-/* Output frames are read into buffers kept from earlier frames and
- * attempts: a fresh buffer costs a page fault per 4 KB page, 70 ms for
- * 128 MB against 5 ms to overwrite touched memory (measured on the
- * development machine), and the worker waits on its pipe meanwhile. */
-#define BUF_POOL_MAX 64
-#define BUF_POOL_BYTES ((size_t)2 << 30)
-
-struct buf_pool {
-	nodus_buf b[BUF_POOL_MAX];
-	int n;
-	size_t bytes;
-};
-
-/* Takes *b into the pool (or frees it, past the pool's bounds); *b is
- * left empty. */
-static void pool_put(struct buf_pool *p, nodus_buf *b)
-{
-	if (b->alloc >= ((size_t)1 << 20) && p->n < BUF_POOL_MAX &&
-	    p->bytes + b->alloc <= BUF_POOL_BYTES) {
-		nodus_buf_reset(b);
-		p->bytes += b->alloc;
-		p->b[p->n++] = *b;
-	} else {
-		nodus_buf_release(b);
-	}
-	nodus_buf_init(b);
-}
-
-/* Gives the empty *b the buffer put last (most likely one of the size
- * that comes next), if any. */
-static void pool_take(struct buf_pool *p, nodus_buf *b)
-{
-	if (b->alloc || p->n == 0)
-		return;
-	*b = p->b[--p->n];
-	p->bytes -= b->alloc;
-}
-
-static void pool_free(struct buf_pool *p)
-{
-	for (int i = 0; i < p->n; i++)
-		nodus_buf_release(&p->b[i]);
-	memset(p, 0, sizeof(*p));
-}
-
 struct run_ctx {
 	const nodus_run_opts *o;
 	/* Workers started ahead of their jobs (CUDA context: 0.3 s on an
@@ -162,12 +117,10 @@ struct run_ctx {
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
 	int spares_during_timing;
-	struct buf_pool pool;          /* frame buffers for reuse */
 };
 
 /* Everything one attempt produces. */
 struct attempt {
-	struct buf_pool *pool;         /* the run's, for its frame buffers */
 	const nodus_pair_spec *pair;
 	const nodus_task *task;
 	const nodus_workload *wl;
@@ -724,7 +677,6 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 			*ref = *payload;
 			*payload = kept;
 			nodus_buf_reset(payload);
-			pool_take(a->pool, payload); /* the next frame's */
 		} else if (ref->len == 0 || ref_nbytes(ref) != (size_t)h.nbytes ||
 			   memcmp(ref_bytes(ref), bytes, (size_t)h.nbytes)) {
 			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
@@ -742,7 +694,6 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 		return;
 	}
 	if (h.instance == a->det_id) {
-		pool_take(a->pool, &a->cand_first[h.output]);
 		nodus_buf_reset(&a->cand_first[h.output]);
 		nodus_buf_add(&a->cand_first[h.output], bytes, (size_t)h.nbytes);
 	}
@@ -1222,10 +1173,10 @@ static void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc
 		nodus_buf done = NODUS_BUF_INIT;
 		early_pop(q, &type, &done);
 		if (done.alloc > q->recycled.alloc) {
-			pool_put(a->pool, &q->recycled);
+			nodus_buf_release(&q->recycled);
 			q->recycled = done;
 		} else {
-			pool_put(a->pool, &done);
+			nodus_buf_release(&done);
 		}
 	}
 }
@@ -1256,7 +1207,6 @@ static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc 
 		uint32_t t = 0;
 		nodus_buf b = q->recycled;
 		nodus_buf_init(&q->recycled);
-		pool_take(a->pool, &b);
 		int rc = nodus_ipc_read(side->child.result_fd, &t, &b, side->deadline_ns);
 		w->deadline_ns += nodus_now_ns() - t0;
 		if (early_push(q, t, rc, &b)) {
@@ -1279,7 +1229,6 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		     struct worker_proc *side, struct early_queue *q)
 {
 	nodus_buf payload = NODUS_BUF_INIT;
-	pool_take(a->pool, &payload);
 	int expected_trial_frames = 0;
 	if (measure)
 		expected_trial_frames = (a->n_trials + (a->det_id >= 0)) * a->task->n_outputs +
@@ -1413,7 +1362,7 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			    json_real((double)(t_end - t_start) * 1e-9));
 	json_object_set_new(a->phases, measure ? "measure_exit_s" : "oracle_exit_s",
 			    json_real((double)(nodus_now_ns() - t_end) * 1e-9));
-	pool_put(a->pool, &payload);
+	nodus_buf_release(&payload);
 }
 
 /* ---- the attempt ---- */
@@ -1515,9 +1464,9 @@ static void attempt_release(struct attempt *a)
 {
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
-			pool_put(a->pool, &a->oracle[i][o]);
+			nodus_buf_release(&a->oracle[i][o]);
 	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
-		pool_put(a->pool, &a->cand_first[o]);
+		nodus_buf_release(&a->cand_first[o]);
 	free(a->samples);
 	json_decref(a->detail);
 	json_decref(a->phases);
@@ -1527,7 +1476,6 @@ static void attempt_release(struct attempt *a)
 static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n)
 {
 	memset(a, 0, sizeof(*a));
-	a->pool = &x->pool;
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 			nodus_buf_init(&a->oracle[i][o]);
@@ -2171,7 +2119,6 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 			       o->condition);
 out:
 	spare_drop(&x);
-	pool_free(&x.pool);
 	nodus_nvml_close(x.nvml);
 	nodus_store_close(x.store);
 	nodus_plan_free(x.plan);
