@@ -1281,6 +1281,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 		}
 		if (rc)
 			break; /* EOF or garbage: the worker died */
+		/* read now: on_output takes an oracle output frame's buffer */
+		int inst = frame_instance(type, &payload);
 		if (type == NODUS_MSG_WARM) {
 			/* the worker's own WARM is the first frame in its pipe; a
 			 * later one can only come from the loaded solution */
@@ -1333,7 +1335,6 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			break;
 		}
 		if (!measure && (type == NODUS_MSG_OUTPUT || type == NODUS_MSG_CHECKSUM)) {
-			int inst = frame_instance(type, &payload);
 			if (inst > a->oracle_progress && inst < a->n_inst)
 				a->oracle_progress = inst;
 			/* a group's oracle gets each later pair's time as it reaches
@@ -1705,6 +1706,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	}
 	uint64_t t_oracle = nodus_now_ns();
 	converse(x, a, &wo, 0, &wm, &q);
+	nodus_buf_release(&q.recycled); /* frames read from here on use converse's own */
 	for (int i = 0; a->status == NODUS_STATUS_OK && i < a->n_inst; i++)
 		for (int o = 0; o < a->task->n_outputs; o++)
 			if (a->oracle[i][o].len == 0)

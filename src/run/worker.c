@@ -1080,6 +1080,7 @@ static int measure_timing(struct worker *w, nodus_error *err)
 	struct timing_set ts;
 	struct host_set h;
 	int rounds = 0;
+	memset(&ts, 0, sizeof(ts)); /* timing_release runs whatever failed */
 	t0 = nodus_now_ns();
 	rc = host_alloc(w, &h, w->axes);
 	if (!rc)

@@ -238,7 +238,11 @@ static int cuda_download(void *ctx, void *dst, const void *src, size_t bytes,
 static int cuda_host_pin(void *ctx, void *ptr, size_t bytes, nodus_error *err)
 {
 	(void)ctx;
-	return NODUS_CUDA_CALL(err, cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+	int ret = NODUS_CUDA_CALL(err, cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+	if (ret) /* the caller goes on unpinned: leave no error for a solution's
+		  * cudaGetLastError (one sharing the runtime) to find */
+		(void)cudaGetLastError();
+	return ret;
 }
 
 static void cuda_host_unpin(void *ctx, void *ptr)
