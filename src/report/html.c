@@ -59,11 +59,14 @@ static double num(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void interval_cell(nodus_buf *b, const json_t *sp)
+static void interval_cell(nodus_buf *b, const json_t *sp, double delta)
 {
 	if (!sp || json_is_null(sp))
 		return;
 	nodus_buf_addf(b, " %.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"), num(sp, "hi"));
+	double tie = num(sp, "tie_margin");
+	if (isfinite(tie) && tie != delta) /* not the plan's: a short call */
+		nodus_buf_addf(b, " &delta;=%.3g%%", 100 * tie);
 }
 
 /* x position of speedup v on a log axis from lo to hi over width w */
@@ -86,6 +89,11 @@ static void figure(nodus_buf *b, const json_t *rep, const char *cond, const char
 			if (sp && !json_is_null(sp)) {
 				lo = fmin(lo, num(sp, "lo"));
 				hi = fmax(hi, num(sp, "hi"));
+				double tie = num(sp, "tie_margin");
+				if (isfinite(tie)) {
+					lo = fmin(lo, 1 / (1 + tie));
+					hi = fmax(hi, 1 + tie);
+				}
 			}
 		}
 	}
@@ -118,6 +126,13 @@ static void figure(nodus_buf *b, const json_t *rep, const char *cond, const char
 			if (!sp || json_is_null(sp))
 				continue;
 			double yy = y + (k ? 3 : -3);
+			double tie = num(sp, "tie_margin");
+			if (isfinite(tie) && tie != delta) /* labelled with its own band */
+				nodus_buf_addf(b,
+					       "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+					       "height=\"5\" fill=\"#ccd\"/>",
+					       xpos(1 / (1 + tie), lo, hi, w), yy - 2.5,
+					       xpos(1 + tie, lo, hi, w) - xpos(1 / (1 + tie), lo, hi, w));
 			nodus_buf_addf(b,
 				       "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
 				       "stroke=\"%s\" stroke-width=\"2\"/>"
@@ -128,7 +143,9 @@ static void figure(nodus_buf *b, const json_t *rep, const char *cond, const char
 		}
 	}
 	nodus_buf_adds(b, "</svg><p class=\"n\">grey: baseline, red: this condition; shaded: the tie "
-			  "band [1/(1+&delta;), 1+&delta;]; log scale of reference time / candidate "
+			  "band [1/(1+&delta;), 1+&delta;] of the plan's &delta; (a darker strip "
+			  "behind an interval: the band of the &delta; that labelled it, where that "
+			  "differs, as for short calls); log scale of reference time / candidate "
 			  "time</p>");
 }
 
@@ -172,7 +189,8 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			const char *o = sget(json_object_get(p, "labels"), sget(c, "name"));
 			nodus_buf_addf(b, "<td class=\"%s\">", outcome_class(o));
 			esc(b, o);
-			interval_cell(b, json_object_get(json_object_get(p, "speedups"), sget(c, "name")));
+			interval_cell(b, json_object_get(json_object_get(p, "speedups"), sget(c, "name")),
+				      delta);
 			nodus_buf_adds(b, "</td>");
 		}
 		nodus_buf_adds(b, "</tr>");

@@ -7,6 +7,8 @@
  * ------------------------------------------------------------------------ */
 #include "report/report.h"
 
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,8 @@ void nodus_report_data_init(nodus_report_data *d)
 void nodus_report_data_release(nodus_report_data *d)
 {
 	free(d->plan_json);
+	for (int i = 0; i < d->n_records; i++)
+		free(d->records[i].detail_json);
 	free(d->records);
 	for (int i = 0; i < d->n_targets; i++) {
 		free(d->target_hash[i]);
@@ -26,6 +30,22 @@ void nodus_report_data_release(nodus_report_data *d)
 	free(d->target_hash);
 	free(d->target_json);
 	nodus_report_data_init(d);
+}
+
+/* Of a record's detail, the report needs only the tie margin that labelled
+ * it: {"tie_margin": d}, heap, or NULL when the record has none. */
+static char *tie_margin_only(const char *detail_json)
+{
+	json_t *detail = detail_json ? json_loads(detail_json, 0, NULL) : NULL;
+	json_t *tie = json_object_get(detail, "tie_margin");
+	char *out = NULL;
+	if (json_is_number(tie)) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "{\"tie_margin\":%.17g}", json_number_value(tie));
+		out = strdup(buf);
+	}
+	json_decref(detail);
+	return out;
 }
 
 /* foreach callback: keeps a copy of the record without borrowed parts. */
@@ -43,7 +63,7 @@ static int keep_record(const nodus_record *r, void *ctx)
 	nodus_record *x = &d->records[d->n_records++];
 	*x = *r;
 	x->message = NULL;
-	x->detail_json = NULL;
+	x->detail_json = tie_margin_only(r->detail_json);
 	x->samples = NULL;
 	x->n_samples = 0;
 	return 0;

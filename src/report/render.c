@@ -7,6 +7,7 @@
 #include "report/report.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static const char *str(const json_t *o, const char *key)
@@ -64,6 +65,8 @@ static void text_header(const json_t *rep, nodus_buf *b)
 static void text_pairs(const json_t *rep, nodus_buf *b)
 {
 	const json_t *pairs = json_object_get(rep, "pairs"), *conds = json_object_get(rep, "conditions");
+	double plan_tie = NAN, tie;
+	num(json_object_get(rep, "plan"), "tie_margin", &plan_tie);
 	size_t i, k;
 	json_t *p, *c;
 	int w = 4;
@@ -84,6 +87,9 @@ static void text_pairs(const json_t *rep, nodus_buf *b)
 			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
 			if (json_is_object(sp))
 				add_interval(&cell, sp, "%.3g");
+			/* labelled with another margin than the plan's (a short call) */
+			if (json_is_object(sp) && num(sp, "tie_margin", &tie) && tie != plan_tie)
+				nodus_buf_addf(&cell, " d=%.3g%%", 100 * tie);
 			nodus_buf_addf(b, "  %-36s", cell.data);
 			nodus_buf_release(&cell);
 		}
@@ -237,7 +243,8 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 	size_t i, k;
 	json_t *p, *c;
 	nodus_buf_adds(b, "plan_digest,pair_id,task,candidate,reference,expect,condition,kind,"
-		       "baseline,outcome,baseline_outcome,agrees,excluded,speedup,ci_lo,ci_hi\n");
+		       "baseline,outcome,baseline_outcome,agrees,excluded,speedup,ci_lo,ci_hi,"
+		       "tie_margin\n");
 	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
 		const json_t *labels = json_object_get(p, "labels");
 		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
@@ -260,7 +267,8 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
 			csv_number(b, sp, "estimate", 0);
 			csv_number(b, sp, "lo", 0);
-			csv_number(b, sp, "hi", 1);
+			csv_number(b, sp, "hi", 0);
+			csv_number(b, sp, "tie_margin", 1);
 		}
 	}
 }

@@ -91,11 +91,20 @@ static json_t *jinterval(double est, double lo, double hi)
 	return json_pack("{s:o, s:o, s:o}", "estimate", jnum(est), "lo", jnum(lo), "hi", jnum(hi));
 }
 
+/* The interval, and the tie margin that labelled it (detail.tie_margin):
+ * pairs whose reference call is short have their own (tie_margin_short),
+ * so a reader must not judge every interval against the plan's. */
 static json_t *jspeedup(const nodus_record *r)
 {
 	if (!r || !isfinite(r->speedup))
 		return json_null();
-	return jinterval(r->speedup, r->ci_lo, r->ci_hi);
+	json_t *iv = jinterval(r->speedup, r->ci_lo, r->ci_hi);
+	json_t *detail = r->detail_json ? json_loads(r->detail_json, 0, NULL) : NULL;
+	json_t *tie = json_object_get(detail, "tie_margin");
+	json_object_set_new(iv, "tie_margin",
+			    json_is_number(tie) ? jnum(json_number_value(tie)) : json_null());
+	json_decref(detail);
+	return iv;
 }
 
 /* ---- reading the plan ---- */

@@ -59,9 +59,11 @@ rows = [("a", "isolated", 1, 1, "OK", "FASTER", 1.5, 1.4, 1.6),
 for p, cond, att, fin, st, lab, s, lo, hi in rows:
     db.execute("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, "
                "label, speedup, ci_lo, ci_hi, rounds, looks, compile_cache_hits, device_s, "
-               "charge_share, compile_s, validation_s, target_hash) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?)",
-               (d, p, cond, att, fin, st, lab, s, lo, hi, t))
+               "charge_share, compile_s, validation_s, target_hash, detail_json) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?,?)",
+               (d, p, cond, att, fin, st, lab, s, lo, hi, t,
+                # labelled with a margin of its own (as a short call is)
+                '{"tie_margin": 0.05}' if (p, cond) == ("b", "shared") else None))
 db.commit()
 PY
 
@@ -91,7 +93,8 @@ grep_ok "1.2 false fast" "false fast (FASTER here, not in isolated): 1" "$tmp/te
 grep_ok "1.2 kappa" "kappa 0.667" "$tmp/text"
 "$NODUS" report "$db" --format csv >"$tmp/csv" 2>"$tmp/err"; check "1.3 csv" 0 $?
 [ "$(wc -l <"$tmp/csv")" = 9 ] && echo "ok: 1.3 rows" || { echo "FAIL: 1.3 rows"; fails=$((fails + 1)); }
-grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3$" "$tmp/csv"
+grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3,0.05$" "$tmp/csv"
+grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,1.4,1.3,1.5,$" "$tmp/csv"
 "$NODUS" report "$db" --format json >"$tmp/again" 2>"$tmp/err"
 cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL: 1.4 differs"; fails=$((fails + 1)); }
 

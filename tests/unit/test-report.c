@@ -398,8 +398,22 @@ static void test_render(void **state)
 	nodus_error err = {0};
 	nodus_buf b = NODUS_BUF_INIT;
 	fill_basic(f, "null");
+	for (int i = 0; i < f->d.n_records; i++) /* p3 shared: labelled with a margin of its own */
+		if (strcmp(f->recs[i].pair_id, "p3") == 0 && strcmp(f->recs[i].condition, "shared") == 0)
+			f->recs[i].detail_json = "{\"tie_margin\": 0.05}";
 	compute(f, NULL);
+	json_t *p3 = NULL, *pair;
+	size_t k;
+	json_array_foreach(json_object_get(f->rep, "pairs"), k, pair)
+		if (strcmp(json_string_value(json_object_get(pair, "id")), "p3") == 0)
+			p3 = json_object_get(pair, "speedups");
+	assert_non_null(p3);
+	assert_true(json_real_value(json_object_get(json_object_get(p3, "shared"), "tie_margin")) ==
+		    0.05);
+	assert_true(json_is_null(json_object_get(json_object_get(p3, "isolated"), "tie_margin")));
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "SLOWER 0.6 [0.5, 0.7] d=5%"));
+	assert_null(strstr(b.data, "SLOWER 0.5 [0.45, 0.55] d="));
 	assert_non_null(strstr(b.data, "false fast (FASTER here, not in isolated): 2"));
 	assert_non_null(strstr(b.data, "p2: FASTER 1.2 [1.1, 1.3]; isolated TIED"));
 	assert_non_null(strstr(b.data, "dollars unknown"));
@@ -410,7 +424,9 @@ static void test_render(void **state)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 6 * 2);
 	assert_non_null(strstr(b.data, DIGEST ",p2,t1,same,ref,TIED,shared,mps,isolated,FASTER,"
-				       "TIED,0,0,1.2,1.1,1.3\n"));
+				       "TIED,0,0,1.2,1.1,1.3,\n"));
+	assert_non_null(strstr(b.data, DIGEST ",p3,t1,slow,ref,SLOWER,shared,mps,isolated,SLOWER,"
+				       "SLOWER,1,0,0.6,0.5,0.7,0.05\n"));
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
 	json_t *back = json_loads(b.data, 0, NULL);
