@@ -30,7 +30,8 @@
 #                                           baseline again at the end), its reports
 #                                           and conditions-check.py
 #     bash bench/gpu-check.sh aa            the sub-10 us A/A pairs alone (bench/aa-short.py):
-#                                           one .so against two, 4 against 8 samples
+#                                           one .so against two (and two sharing one
+#                                           CUDA runtime), 4 against 8 samples
 #                                           per round, five isolated runs of each
 #                                           campaign, interleaved; the summary
 #     bash bench/gpu-check.sh ab            one change on one machine: build-gpu-base
