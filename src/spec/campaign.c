@@ -14,6 +14,7 @@
  * as a file of the wrong kind, which is how a cycle shows.
  * ------------------------------------------------------------------------ */
 #include "spec-internal.h"
+#include "measure/stats_looks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -421,6 +422,29 @@ static void judge_retry(nodus__vctx *v, const json_t *o, nodus_judge *j)
 	nodus__v_pop(v);
 }
 
+/* A percentile bootstrap's interval can be no wider than its most extreme
+ * resamples: with too few of them in each tail of each look, the interval
+ * is narrower than the confidence it claims (at 99.999% over 7 looks,
+ * 10000 resamples put 0.007 in each tail, so the bound is the minimum). */
+#define BOOTSTRAP_TAIL_MIN 5
+
+static void judge_tails(nodus__vctx *v, const nodus_judge *j)
+{
+	int most = j->max_rounds > j->max_rounds_short ? j->max_rounds : j->max_rounds_short;
+	int looks = nodus_stats_look_count(j->min_rounds, most, j->look_every);
+	if (looks < 1 || !(j->confidence < 1))
+		return;
+	double per_tail = j->bootstrap_resamples * (1 - j->confidence) / (2.0 * looks);
+	/* (1 - confidence) is inexact: 0.99999 gives 7000000.00003 */
+	if (per_tail >= BOOTSTRAP_TAIL_MIN * (1 - 1e-9))
+		return;
+	double need = ceil(BOOTSTRAP_TAIL_MIN * 2.0 * looks / (1 - j->confidence) * (1 - 1e-9));
+	nodus__v_err_key(v, "bootstrap_resamples", 0,
+			 "expected at least %.0f resamples for confidence %g over %d looks (%d in "
+			 "each tail of each look; or a lower confidence, or fewer looks), got %d",
+			 need, j->confidence, looks, BOOTSTRAP_TAIL_MIN, j->bootstrap_resamples);
+}
+
 static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 {
 	judge_defaults(j);
@@ -473,6 +497,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 		nodus__v_err_key(v, "max_rounds_short", 0,
 				 "expected max_rounds_short >= min_rounds (%d), got %d", j->min_rounds,
 				 j->max_rounds_short);
+	judge_tails(v, j);
 	nodus__v_pop(v);
 }
 

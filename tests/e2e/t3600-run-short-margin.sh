@@ -33,8 +33,10 @@ for case in short long short-tight short-few; do
 		set_judge "$campaign" tie_margin_short 0.05; want=0.05 most=24 ;;
 	long) set_judge "$campaign" short_kernel_ns 0; want=0.0001 most=16 ;;
 	short-tight) set_judge "$campaign" short_kernel_ns 10000000000
-		# wide intervals: the pairs of equal speed stay AMBIGUOUS
-		set_judge "$campaign" confidence 0.99999
+		# wide intervals: the pairs of equal speed stay AMBIGUOUS (enough
+		# resamples that each tail of each look holds five)
+		set_judge "$campaign" confidence 0.999
+		set_judge "$campaign" bootstrap_resamples 100000
 		set_judge "$campaign" tie_margin_short 0.0001; want=0.0001 most=24 ;;
 	# fewer rounds for the short class than for the rest: the worker is
 	# told the larger number, and the orchestrator stops it at 14
