@@ -11,7 +11,10 @@ records whose compiles were cached), and the share of wall time (less compile
 time: the target is stated with compiles cached) spent in measured kernels for
 pairs whose kernels take >= 100 us, and the share of the timed rounds themselves
 (the measure worker's rounds_s less its perturbation, recheck and intact-copy
-checks) spent in measured kernels.
+checks) spent in measured kernels, and the kernel share with the records'
+validation time before timing (validation_s: from the oracle's job to the
+correctness gate) left out of the wall time: roughly what the timing protocol
+itself leaves if validation cost nothing.
 
 Validation (drawing inputs, moving outputs, comparing them) grows with the bytes
 of the tensors; the rest of the overhead does not. The fixed overhead per
@@ -39,12 +42,13 @@ def main():
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT r.pair_id, r.condition, r.status, r.wall_s, r.compile_s,"
-        " r.compile_cache_hits, r.ref_ns_median,"
+        " r.compile_cache_hits, r.ref_ns_median, r.validation_s,"
         " (SELECT SUM(s.ns * s.batch) FROM samples s WHERE s.record_id = r.id), r.detail_json"
         " FROM records r ORDER BY r.id").fetchall()
     fixed, points, compiles = [], [], []
     long_wall = long_kernel = long_timed = 0.0
-    for pid, cond, status, wall, comp, hits, ref_ns, kern_ns, detail in rows:
+    long_validation = 0.0
+    for pid, cond, status, wall, comp, hits, ref_ns, validation, kern_ns, detail in rows:
         phases = json.loads(detail or "{}").get("phases", {})
         gb = sum(phases.get(w, {}).get("bytes", 0) for w in ("oracle", "measure")) / 1e9
         kern = (kern_ns or 0) * 1e-9
@@ -58,6 +62,7 @@ def main():
         if ref_ns and ref_ns >= 100e3 and status == "OK":
             long_wall += wall - (comp or 0)
             long_kernel += kern
+            long_validation += validation or 0
             m = phases.get("measure", {})
             long_timed += m.get("rounds_s", 0) - sum(
                 m.get(k, 0) for k in ("perturb_s", "recheck_s", "intact_s"))
@@ -84,6 +89,11 @@ def main():
         print(f"timed rounds for >=100us kernels: {long_timed:.3f} s, of which measured kernels "
               f"{100 * long_kernel / long_timed:.1f}% (the rest: flushes, events, "
               f"synchronisation, clock reads)")
+    if long_wall > long_validation > 0:
+        print(f"kernel share for >=100us kernels without the validation before timing (records' "
+              f"validation_s, oracle's job to the correctness gate: {long_validation:.2f} of "
+              f"{long_wall:.2f} s): "
+              f"{100 * long_kernel / (long_wall - long_validation):.1f}%")
     med = statistics.median(fixed) if fixed else float("nan")
     share = long_kernel / long_wall if long_wall else float("nan")
     print(f"overhead per pair-condition (cached compiles): median {med:.3f} s over {len(fixed)}; "
