@@ -48,6 +48,8 @@ extern char **environ;
 
 /* At most this many children alive at once; a start beyond it fails
  * before fork() with NODUS_ECHILD. */
+/* fds a child may be given: 0-2, the result pipe (3), a shared fd (4) */
+#define CHILD_FDS 5
 #define LIVE_MAX 1024
 #define LIVE_FREE 0
 #define LIVE_RESERVED (-1)
@@ -153,8 +155,8 @@ struct prep {
 	char **argv;               /* copy of opts->argv (pointer array), heap */
 	char **envp;               /* opts->env copy, or environ (not owned) */
 	int own_envp;              /* 1 when envp is a heap copy */
-	int src[4];                /* fd to place at 0, 1, 2, 3; -1 = leave alone */
-	int close_in_parent[4];    /* child's pipe ends the parent closes after fork */
+	int src[CHILD_FDS];        /* fd to place at 0..4; -1 = leave alone */
+	int close_in_parent[CHILD_FDS]; /* child's pipe ends the parent closes after fork */
 	int devnull;               /* /dev/null, O_CLOEXEC, or -1 */
 	int report[2];             /* exec report pipe, O_CLOEXEC */
 	struct rlim_req rl[6];     /* limits to apply */
@@ -244,7 +246,7 @@ static void prep_release(struct prep *p)
 	free(p->argv);
 	if (p->own_envp)
 		free(p->envp);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < CHILD_FDS; i++)
 		close_fd(&p->close_in_parent[i]);
 	close_fd(&p->devnull);
 	close_fd(&p->report[0]);
@@ -362,6 +364,13 @@ static int prep_init(struct prep *p, nodus_child *c, const nodus_child_opts *o, 
 		 * system may cap it, and the default still works) */
 		(void)fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
 	}
+	if (o->share_fd > 2) {
+		if (!o->want_result_pipe)
+			return NODUS_ERR(err, NODUS_EINVAL,
+					 "cannot run '%s': share_fd needs the result pipe",
+					 o->argv[0]);
+		p->src[4] = o->share_fd;
+	}
 	if (pipe2(p->report, O_CLOEXEC))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create a pipe: %s", strerror(errno));
 	return 0;
@@ -394,25 +403,25 @@ static void close_from(int first, int keep, int max_fd)
 			close(fd);
 }
 
-/* Puts p->src[t] at fd t for t = 0..3. A source below 4 that is not its
- * own target is first copied above 3 (F_DUPFD gives the lowest free fd,
+/* Puts p->src[t] at fd t for t = 0..4. A source below 5 that is not its
+ * own target is first copied above 4 (F_DUPFD gives the lowest free fd,
  * never one in use), so no dup2() clobbers a source still needed. */
 static int child_place_fds(struct prep *p, int *report_fd)
 {
-	if (*report_fd < 4 && (*report_fd = fcntl(*report_fd, F_DUPFD_CLOEXEC, 4)) < 0)
+	if (*report_fd < CHILD_FDS && (*report_fd = fcntl(*report_fd, F_DUPFD_CLOEXEC, CHILD_FDS)) < 0)
 		_exit(127);
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < CHILD_FDS; t++) {
 		int old = p->src[t];
-		if (old < 0 || old >= 4 || old == t)
+		if (old < 0 || old >= CHILD_FDS || old == t)
 			continue;
-		int moved = fcntl(old, F_DUPFD_CLOEXEC, 4);
+		int moved = fcntl(old, F_DUPFD_CLOEXEC, CHILD_FDS);
 		if (moved < 0)
 			return -1;
-		for (int u = t; u < 4; u++)
+		for (int u = t; u < CHILD_FDS; u++)
 			if (p->src[u] == old && old != u)
 				p->src[u] = moved;
 	}
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < CHILD_FDS; t++) {
 		if (p->src[t] < 0)
 			continue;
 		if (p->src[t] == t) {
@@ -440,9 +449,9 @@ static _Noreturn void child_run(struct prep *p, const char *cwd)
 		_exit(127);
 	if (child_place_fds(p, &rep))
 		child_fail(rep, STAGE_FDS, 0);
-	/* fd 3 is closed too when no result pipe was asked for: a worker must
-	 * not find some other fd of the orchestrator there. */
-	close_from(p->src[3] >= 0 ? 4 : 3, rep, p->max_fd);
+	/* fds 3 and 4 are closed too when not asked for: a worker must not
+	 * find some other fd of the orchestrator there. */
+	close_from(p->src[4] >= 0 ? 5 : p->src[3] >= 0 ? 4 : 3, rep, p->max_fd);
 	for (int i = 0; i < p->n_rl; i++)
 		if (setrlimit(p->rl[i].resource, &p->rl[i].r))
 			child_fail(rep, STAGE_RLIMIT, p->rl[i].resource);
@@ -581,7 +590,7 @@ int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error 
 
 	reset_child(c);
 	memset(&p, 0, sizeof(p));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < CHILD_FDS; i++)
 		p.src[i] = p.close_in_parent[i] = -1;
 	p.devnull = p.report[0] = p.report[1] = -1;
 	if (!opts || !opts->argv || !opts->argv[0])
@@ -601,7 +610,7 @@ int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error 
 			       strerror(errno));
 		goto out;
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < CHILD_FDS; i++)
 		close_fd(&p.close_in_parent[i]);
 	close_fd(&p.devnull);
 	close_fd(&p.report[1]);

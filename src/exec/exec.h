@@ -18,7 +18,8 @@
  * fd convention for stdin/stdout/stderr in opts: 0 inherit, -1 make a pipe
  * (the parent's end lands in child.in_fd/out_fd/err_fd), -2 /dev/null,
  * > 0 use that fd. Every other fd is closed in the child: it sees 0, 1, 2
- * and, with want_result_pipe, 3. Parent ends are close-on-exec. Only
+ * and, with want_result_pipe, 3 (and 4 with share_fd). Parent ends are
+ * close-on-exec. Only
  * async-signal-safe calls run between fork and exec.
  *
  * Every started child is on a live list; nodus_exec_kill_all() (called from
@@ -41,6 +42,8 @@ typedef struct nodus_child_opts {
 	int stdout_fd;             /* see fd convention */
 	int stderr_fd;             /* see fd convention */
 	int want_result_pipe;      /* 1: child's fd 3 is the write end of a pipe */
+	int share_fd;              /* > 2: this fd of ours is also the child's fd 4
+				    * (with the result pipe only); 0 = none */
 	int64_t rlimit_as_bytes;   /* RLIMIT_AS, 0 = unchanged */
 	int64_t rlimit_cpu_s;      /* RLIMIT_CPU, 0 = unchanged */
 	int64_t rlimit_nofile;     /* RLIMIT_NOFILE, 0 = unchanged */

@@ -5,7 +5,7 @@
  * What a caller relies on: exit codes and 128+signal come back from
  * finish; a missing program is an error from start with a message, not a
  * child that exits 127; killing a child kills what it started; rlimits are
- * in force in the child; only fds 0..3 reach it; frames survive the result
+ * in force in the child; only fds 0..3 reach it (and 4 when shared); frames survive the result
  * pipe intact at 0 bytes, 1 byte and 5 MB; a silent worker costs the reader
  * its deadline and no more; EOF and garbage are told apart.
  *
@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,6 +244,28 @@ static void test_only_std_fds_inherited(void **state)
 	assert_int_equal(read_until_eof(c.out_fd, &out, 10000), 0);
 	assert_string_equal(out.data, "0 1 2\n");
 	assert_int_equal(nodus_child_finish(&c), 0);
+
+	/* share_fd: our fd (not at 4 here) is the child's fd 4, and the
+	 * child writes through it into the very file we hold */
+	int shared = memfd_create("test-share", MFD_CLOEXEC);
+	assert_true(shared >= 0);
+	assert_true(shared != 4);
+	nodus_buf_reset(&out);
+	o.want_result_pipe = 1;
+	o.share_fd = shared;
+	assert_int_equal(nodus_child_start(&c, &o, &err), 0);
+	assert_int_equal(read_until_eof(c.out_fd, &out, 10000), 0);
+	assert_string_equal(out.data, "0 1 2 3 4\n");
+	assert_int_equal(nodus_child_finish(&c), 0);
+	char got[16] = {0};
+	assert_int_equal(pread(shared, got, sizeof(got) - 1, 0), 9);
+	assert_string_equal(got, "via fd 4\n");
+
+	/* a shared fd needs the result pipe (fd 3 would be a hole) */
+	o.want_result_pipe = 0;
+	assert_int_equal(nodus_child_start(&c, &o, &err), NODUS_EINVAL);
+	assert_non_null(strstr(err.message, "share_fd"));
+	close(shared);
 	close(leak);
 	nodus_buf_release(&out);
 }
@@ -617,6 +640,8 @@ static int helper_fds(void)
 		if (fcntl(fd, F_GETFD) != -1)
 			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%d", len ? " " : "",
 						fd);
+	if (fcntl(4, F_GETFD) != -1 && pwrite(4, "via fd 4\n", 9, 0) != 9)
+		return 3;
 	dprintf(1, "%s\n", out);
 	return 0;
 }
