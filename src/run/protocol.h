@@ -18,6 +18,8 @@
  * Frames (worker -> orchestrator):
  *   READY     JSON {fingerprint, ...} after loading, before any solution call
  *   OUTPUT    nodus_msg_output header + the output's bytes
+ *   OUTPUT_AT nodus_msg_output header + u64 offset: the output's bytes are
+ *             in the worker's output arena (below) at that offset
  *   CHECKSUM  nodus_msg_checksum header + u64 per input (after the call)
  *   ROUND     nodus_msg_round header + nodus_sample[n]
  *   FAIL      JSON {status, guard, stage, message}: the worker stops
@@ -25,6 +27,17 @@
  *   WARM      JSON {exec_s, open_s, context_s, setup_s, fingerprint_s}: a
  *             worker started ahead has its backend open and waits for its
  *             job (its first frame, before any JOB; only the first counts)
+ *
+ * The output arena is a memfd the orchestrator creates for each worker,
+ * sized NODUS_ARENA_BYTES and sealed against shrinking and growing, which
+ * the worker sees as its fd 4. A worker writes an output of at least
+ * NODUS_ARENA_MIN_BYTES there, at page-aligned offsets that only grow, and
+ * sends OUTPUT_AT; what does not fit goes through the pipe as OUTPUT. The
+ * pipe copies every byte twice and wakes both sides every MiB; the arena
+ * is written once and mapped. A worker can rewrite its arena while the
+ * orchestrator reads it, as it could rewrite its host buffer before
+ * sending: what is judged is still only bytes the worker produced, and the
+ * seals mean a read can never fault.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_PROTOCOL_H
 #define NODUS_PROTOCOL_H
@@ -43,8 +56,13 @@ enum nodus_msg_type {
 	NODUS_MSG_FAIL = 6,
 	NODUS_MSG_DONE = 7,
 	NODUS_MSG_CMD = 8,      /* orchestrator -> worker: 'c' continue, 's' stop */
-	NODUS_MSG_WARM = 9
+	NODUS_MSG_WARM = 9,
+	NODUS_MSG_OUTPUT_AT = 10
 };
+
+#define NODUS_ARENA_FD 4
+#define NODUS_ARENA_BYTES ((int64_t)16 << 30) /* sparse: pages exist once written */
+#define NODUS_ARENA_MIN_BYTES ((int64_t)256 << 10)
 
 #define NODUS_ROLE_REFERENCE 0
 #define NODUS_ROLE_CANDIDATE 1

@@ -23,6 +23,7 @@
  * limit).
  * ------------------------------------------------------------------------ */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <math.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -60,6 +62,8 @@ struct worker_proc {
 	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
 	uint64_t started_ns;           /* when the job was handed over */
 	char startup[160];             /* its WARM frame: what its start-up cost */
+	int has_arena;                 /* arena_fd is its output arena (protocol.h) */
+	int arena_fd;
 };
 
 #define MAX_EXITING 4
@@ -119,6 +123,22 @@ struct run_ctx {
 	int spares_during_timing;
 };
 
+/* An output held by the orchestrator: the frame that brought it through
+ * the pipe, or a mapping of the worker's output arena where it was
+ * written (which outlives the worker and its arena's fd). */
+struct output_view {
+	const char *bytes;
+	size_t nbytes;
+	void *map;                     /* the mapping, NULL for a pipe frame */
+	size_t map_len;
+};
+
+struct kept_output {
+	int present;
+	nodus_buf frame;               /* a pipe frame, header in front */
+	struct output_view view;
+};
+
 /* Everything one attempt produces. */
 struct attempt {
 	const nodus_pair_spec *pair;
@@ -137,7 +157,7 @@ struct attempt {
 	int64_t recheck_samples[16];
 	int n_rechecks;
 	uint64_t copy_seed, perturb_seed, order_seed;
-	nodus_buf oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
+	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
 	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
 	uint64_t input_sum[MAX_INSTANCES][NODUS_MAX_INPUTS]; /* inputs as the oracle drew them */
 	int has_input_sum[MAX_INSTANCES];
@@ -335,6 +355,28 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 /* ---- worker processes ---- */
 
 
+/* The output arena for a new worker (protocol.h), or -1: then every
+ * output comes through the pipe, which always works. */
+static int arena_create(void)
+{
+	int fd = memfd_create("nodus-outputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)NODUS_ARENA_BYTES) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void arena_close(struct worker_proc *w)
+{
+	if (w->has_arena)
+		close(w->arena_fd);
+	w->has_arena = 0;
+}
+
 /* Starts a worker process that opens its backend at once and then waits
  * for its job. */
 static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *err)
@@ -364,10 +406,18 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 		o.rlimit_cpu_s = j->cpu_time_s;
 	}
 	memset(w, 0, sizeof(*w));
+	int arena = arena_create();
+	if (arena >= 0)
+		o.share_fd = arena;
 	int rc = nodus_child_start(&w->child, &o, err);
-	if (rc)
+	if (rc) {
+		if (arena >= 0)
+			close(arena);
 		return rc;
+	}
 	w->running = 1;
+	w->has_arena = arena >= 0;
+	w->arena_fd = arena;
 	return 0;
 }
 
@@ -381,6 +431,7 @@ static void spare_drop(struct run_ctx *x)
 	for (int i = 0; i < x->n_spares; i++) {
 		nodus_child_kill(&x->spare[i].child);
 		nodus_child_finish(&x->spare[i].child);
+		arena_close(&x->spare[i]);
 	}
 	x->n_spares = 0;
 }
@@ -476,6 +527,7 @@ static void spares_wait_warm(struct run_ctx *x)
 		}
 		nodus_child_kill(&s->child);
 		nodus_child_finish(&s->child);
+		arena_close(s);
 		memmove(s, s + 1, (size_t)(x->n_spares - i - 1) * sizeof(*s));
 		x->n_spares--;
 		i--;
@@ -514,6 +566,7 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 		 * then once a fresh one */
 		int code = nodus_child_finish_timeout(&w->child, 1000);
 		w->running = 0;
+		arena_close(w);
 		rc = NODUS_ERR(err, NODUS_ECHILD,
 			       "a worker ended (status %d) before it could take its job", code);
 	}
@@ -543,6 +596,7 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 {
 	if (!w->running)
 		return;
+	arena_close(w); /* what it wrote there is mapped where still needed */
 	if (got_done && !timed_out && x->n_exiting < MAX_EXITING) {
 		/* its work is done and reported: let it end off the critical path */
 		x->exiting[x->n_exiting++] = w->child;
@@ -626,35 +680,117 @@ static void note_errors(struct attempt *a, const nodus_check *chk)
 		a->matched_ratio = chk->matched_ratio;
 }
 
-/* A reference output is kept as the oracle's whole frame, its header in
- * front: the frame's buffer is taken over rather than copied (for a
- * tensor of 128 MB a copy into fresh pages is tens of milliseconds of the
- * orchestrator's time, and the oracle waits on its pipe meanwhile). */
-static const char *ref_bytes(const nodus_buf *ref)
+/* A reference output through the pipe is kept as the oracle's whole frame,
+ * its header in front: the frame's buffer is taken over rather than copied
+ * (for a tensor of 128 MB a copy into fresh pages is tens of milliseconds
+ * of the orchestrator's time, and the oracle waits on its pipe meanwhile).
+ * One through the arena is kept as its mapping. */
+static const char *ref_bytes(const struct kept_output *ref)
 {
-	return ref->data + sizeof(nodus_msg_output);
+	return ref->view.bytes;
 }
 
-static size_t ref_nbytes(const nodus_buf *ref)
+static size_t ref_nbytes(const struct kept_output *ref)
 {
-	return ref->len >= sizeof(nodus_msg_output) ? ref->len - sizeof(nodus_msg_output) : 0;
+	return ref->present ? ref->view.nbytes : 0;
 }
 
-/* Validates one OUTPUT frame from the oracle (store it: the oracle's pass-0
- * payload is taken, and payload gets an empty buffer) or the candidate
- * (compare it). */
-static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
+static void view_release(struct output_view *v)
+{
+	if (v->map)
+		munmap(v->map, v->map_len);
+	memset(v, 0, sizeof(*v));
+}
+
+static void kept_release(struct kept_output *k)
+{
+	view_release(&k->view);
+	nodus_buf_release(&k->frame);
+	k->present = 0;
+}
+
+/* The header of an OUTPUT or OUTPUT_AT frame, and where its bytes are: in
+ * the frame (*offset = -1) or at *offset in the sender's arena. Returns 0,
+ * or -1 with why. */
+static int output_frame_parse(uint32_t type, const nodus_buf *payload, nodus_msg_output *h,
+			      int64_t *offset, const char **why)
+{
+	*offset = -1;
+	if (payload->len < sizeof(*h)) {
+		*why = "short output frame";
+		return -1;
+	}
+	memcpy(h, payload->data, sizeof(*h));
+	size_t extra = type == NODUS_MSG_OUTPUT ? (size_t)h->nbytes : sizeof(*offset);
+	if (h->nbytes < 0 || payload->len - sizeof(*h) != extra) {
+		*why = "malformed output frame";
+		return -1;
+	}
+	if (type == NODUS_MSG_OUTPUT_AT) {
+		int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
+		memcpy(offset, payload->data + sizeof(*h), sizeof(*offset));
+		if (*offset < 0 || *offset % page != 0 || h->nbytes == 0 ||
+		    h->nbytes > NODUS_ARENA_BYTES - *offset) {
+			*why = "output frame outside the output arena";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The frame's bytes, once their size is known to be right: the frame's
+ * own, or mapped from the sender's arena (arena_fd, -1 for none). */
+static int output_view_of(const nodus_buf *payload, const nodus_msg_output *h, int64_t offset,
+			  int arena_fd, struct output_view *v, const char **why)
+{
+	memset(v, 0, sizeof(*v));
+	v->nbytes = (size_t)h->nbytes;
+	if (offset < 0) {
+		v->bytes = payload->data + sizeof(*h);
+		return 0;
+	}
+	if (arena_fd < 0) {
+		*why = "output frame for an output arena the worker does not have";
+		return -1;
+	}
+	void *map = mmap(NULL, v->nbytes, PROT_READ, MAP_SHARED | MAP_POPULATE, arena_fd,
+			 (off_t)offset);
+	if (map == MAP_FAILED) {
+		*why = "cannot map the output arena";
+		return -1;
+	}
+	v->bytes = map;
+	v->map = map;
+	v->map_len = v->nbytes;
+	return 0;
+}
+
+/* A candidate's output, judged: its pages in the arena are given back. */
+static void candidate_view_done(struct output_view *v, int arena_fd, int64_t offset)
+{
+	if (v->map && arena_fd >= 0)
+		(void)fallocate(arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)offset, (off_t)v->map_len);
+	view_release(v);
+}
+
+/* Validates one OUTPUT or OUTPUT_AT frame from the oracle (store it: a
+ * pass-0 pipe frame's payload is taken, and payload gets an empty buffer)
+ * or the candidate (compare it). */
+static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int from_oracle,
+		      int arena_fd)
 {
 	nodus_msg_output h;
-	if (payload->len < sizeof(h)) {
-		set_status(a, from_oracle ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH,
-			   "protocol", "short output frame");
+	struct output_view v;
+	int64_t offset;
+	const char *why = NULL;
+	int bad_status = from_oracle ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_CRASH;
+	if (output_frame_parse(type, payload, &h, &offset, &why)) {
+		set_status(a, bad_status, "protocol", "%s", why);
 		return;
 	}
-	memcpy(&h, payload->data, sizeof(h));
-	const char *bytes = payload->data + sizeof(h);
 	if (h.instance < 0 || h.instance >= a->n_inst || h.output < 0 ||
-	    h.output >= a->task->n_outputs || (size_t)h.nbytes != payload->len - sizeof(h)) {
+	    h.output >= a->task->n_outputs) {
 		set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed output frame");
 		return;
 	}
@@ -664,7 +800,13 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 		set_status(a, NODUS_STATUS_CRASH, "protocol", "output of the wrong size");
 		return;
 	}
-	nodus_buf *ref = &a->oracle[h.instance][h.output];
+	/* mapped only now: a lying size cannot make us touch the whole arena */
+	if (output_view_of(payload, &h, offset, arena_fd, &v, &why)) {
+		set_status(a, bad_status, "protocol", "%s", why);
+		return;
+	}
+	const char *bytes = v.bytes;
+	struct kept_output *ref = &a->oracle[h.instance][h.output];
 	if (from_oracle) {
 		if (h.pass == 0) {
 			int64_t first;
@@ -673,15 +815,20 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "reference_unwritten",
 					   "reference left %lld elements of %s unwritten (first: %s[%lld])",
 					   (long long)n, ts->name, ts->name, (long long)first);
-			nodus_buf kept = *ref;
-			*ref = *payload;
-			*payload = kept;
-			nodus_buf_reset(payload);
-		} else if (ref->len == 0 || ref_nbytes(ref) != (size_t)h.nbytes ||
+			kept_release(ref);
+			ref->present = 1;
+			ref->view = v;
+			if (!v.map) { /* the frame is the bytes' home: take it */
+				ref->frame = *payload;
+				nodus_buf_init(payload);
+			}
+			return;
+		} else if (!ref->present || ref_nbytes(ref) != (size_t)h.nbytes ||
 			   memcmp(ref_bytes(ref), bytes, (size_t)h.nbytes)) {
 			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
 				   "reference gave different bits for the same inputs (%s)", ts->name);
 		}
+		view_release(&v);
 		return;
 	}
 	if (h.pass == 1) {
@@ -691,15 +838,15 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 				   "candidate gave different bits for the same inputs (%s): it "
 				   "depends on uninitialised memory or a race",
 				   ts->name);
-		return;
+		goto done;
 	}
 	if (h.instance == a->det_id) {
 		nodus_buf_reset(&a->cand_first[h.output]);
 		nodus_buf_add(&a->cand_first[h.output], bytes, (size_t)h.nbytes);
 	}
-	if (ref->len == 0 || ref_nbytes(ref) != (size_t)h.nbytes) {
+	if (!ref->present || ref_nbytes(ref) != (size_t)h.nbytes) {
 		set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle", "no reference output");
-		return;
+		goto done;
 	}
 	nodus_check chk;
 	int st = nodus_judge_compare(ts->name, bytes, ref_bytes(ref), ts->dtype, numel,
@@ -714,6 +861,8 @@ static void on_output(struct attempt *a, nodus_buf *payload, int from_oracle)
 		set_status(a, st, chk.guard, "%s (instance %d, variant %u): %s", when, h.instance,
 			   in->variant, chk.detail);
 	}
+done:
+	candidate_view_done(&v, arena_fd, offset);
 }
 
 /* Input checksums: the oracle's are of the inputs as drawn (before its
@@ -1036,13 +1185,13 @@ static void on_ready(struct run_ctx *x, struct attempt *a, const nodus_buf *payl
 
 /* An OUTPUT or CHECKSUM frame of a trial, from either worker. */
 static void on_trial_frame(struct attempt *a, uint32_t type, nodus_buf *payload,
-			   int from_oracle)
+			   int from_oracle, const struct worker_proc *sender)
 {
 	if (type == NODUS_MSG_CHECKSUM) {
 		on_checksum(a, payload, from_oracle);
 	} else {
 		uint64_t t0 = nodus_now_ns();
-		on_output(a, payload, from_oracle);
+		on_output(a, type, payload, from_oracle, sender->has_arena ? sender->arena_fd : -1);
 		a->compare_s += (double)(nodus_now_ns() - t0) * 1e-9;
 	}
 	if (!from_oracle)
@@ -1127,12 +1276,17 @@ static int early_pop(struct early_queue *q, uint32_t *type, nodus_buf *payload)
 	return e->rc;
 }
 
+static int is_trial_frame(uint32_t type)
+{
+	return type == NODUS_MSG_OUTPUT || type == NODUS_MSG_OUTPUT_AT ||
+	       type == NODUS_MSG_CHECKSUM;
+}
+
 /* The instance a trial frame is about, or -1. */
 static int frame_instance(uint32_t type, const nodus_buf *payload)
 {
 	int32_t inst;
-	if ((type != NODUS_MSG_OUTPUT && type != NODUS_MSG_CHECKSUM) ||
-	    payload->len < sizeof(nodus_msg_checksum))
+	if (!is_trial_frame(type) || payload->len < sizeof(nodus_msg_checksum))
 		return -1;
 	memcpy(&inst, payload->data, sizeof(inst)); /* first field of both headers */
 	return inst;
@@ -1158,7 +1312,7 @@ static void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc
 			int inst = frame_instance(e->type, &e->payload);
 			if (inst < 0 || inst >= a->n_inst || inst >= a->oracle_progress)
 				return;
-			on_trial_frame(a, e->type, &e->payload, 0);
+			on_trial_frame(a, e->type, &e->payload, 0, wm);
 			a->early_judged++;
 			if (a->status != NODUS_STATUS_OK) {
 				q->failed_status = a->status;
@@ -1293,8 +1447,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			on_ready(x, a, &payload);
 			if (!measure)
 				a->oracle_ready = 1;
-		} else if (type == NODUS_MSG_OUTPUT || type == NODUS_MSG_CHECKSUM) {
-			on_trial_frame(a, type, &payload, !measure);
+		} else if (is_trial_frame(type)) {
+			on_trial_frame(a, type, &payload, !measure, w);
 		} else if (type == NODUS_MSG_ROUND) {
 			if (!measure || !gate_open) { /* only after the gate's 'c' */
 				set_status(a, NODUS_STATUS_CRASH, "protocol",
@@ -1334,7 +1488,7 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			got_done = 1;
 			break;
 		}
-		if (!measure && (type == NODUS_MSG_OUTPUT || type == NODUS_MSG_CHECKSUM)) {
+		if (!measure && is_trial_frame(type)) {
 			if (inst > a->oracle_progress && inst < a->n_inst)
 				a->oracle_progress = inst;
 			/* a group's oracle gets each later pair's time as it reaches
@@ -1465,7 +1619,7 @@ static void attempt_release(struct attempt *a)
 {
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
-			nodus_buf_release(&a->oracle[i][o]);
+			kept_release(&a->oracle[i][o]);
 	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 		nodus_buf_release(&a->cand_first[o]);
 	free(a->samples);
@@ -1479,7 +1633,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	memset(a, 0, sizeof(*a));
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
-			nodus_buf_init(&a->oracle[i][o]);
+			nodus_buf_init(&a->oracle[i][o].frame);
 	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 		nodus_buf_init(&a->cand_first[o]);
 	a->pair = p;
@@ -1620,7 +1774,7 @@ static void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double 
 		int off = a->follower_first[k];
 		for (int i = 0; i < f->n_inst; i++) {
 			for (int o = 0; o < f->task->n_outputs; o++) {
-				nodus_buf t = f->oracle[i][o];
+				struct kept_output t = f->oracle[i][o];
 				f->oracle[i][o] = a->oracle[off + i][o];
 				a->oracle[off + i][o] = t;
 			}
@@ -1709,7 +1863,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	nodus_buf_release(&q.recycled); /* frames read from here on use converse's own */
 	for (int i = 0; a->status == NODUS_STATUS_OK && i < a->n_inst; i++)
 		for (int o = 0; o < a->task->n_outputs; o++)
-			if (a->oracle[i][o].len == 0)
+			if (!a->oracle[i][o].present)
 				set_status(a, NODUS_STATUS_INVALID_REFERENCE, "oracle",
 					   "the oracle sent no output %d for instance %d", o, i);
 	if (a->status != NODUS_STATUS_OK && a->n_followers > 0) {

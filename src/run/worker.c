@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +111,8 @@ struct worker {
 	} phase;
 	int fill_threads;                 /* threads drawing large inputs (1 when sandboxed) */
 	char *fingerprint;                /* target fingerprint JSON, taken at open */
+	int64_t arena_bytes;              /* the output arena's size (fd 4), 0 = none */
+	int64_t arena_next;               /* where the next output goes in it */
 	struct host_set host_kept;        /* host buffers kept for the next instance */
 	int64_t host_kept_axes[NODUS_MAX_AXES]; /* their shape (instance axes) */
 	int host_kept_valid;
@@ -422,17 +426,62 @@ static int host_alloc(struct worker *w, struct host_set *h, const int64_t *axes)
 	return h->scratch ? 0 : NODUS_ENOMEM;
 }
 
+/* Writes an output of n bytes at dev_src into the output arena and sets
+ * *offset, or leaves *offset at -1 when it goes through the pipe (small,
+ * no arena, arena full, or no room to map it). On cuda the bytes come
+ * through host, the pinned scratch: a pageable download into the arena
+ * would be staged by the driver anyway. */
+static int arena_write(struct worker *w, const void *dev_src, size_t n, void *host,
+		       int64_t *offset, nodus_error *err)
+{
+	*offset = -1;
+	if (w->arena_bytes <= 0 || (int64_t)n < NODUS_ARENA_MIN_BYTES ||
+	    (int64_t)n > w->arena_bytes - w->arena_next)
+		return 0;
+	void *map = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			 NODUS_ARENA_FD, (off_t)w->arena_next);
+	if (map == MAP_FAILED) {
+		w->arena_bytes = 0; /* out of address space or memory: the pipe still works */
+		return 0;
+	}
+	int rc;
+	if (w->ops->host_pin) {
+		rc = w->ops->download(w->dev, host, dev_src, n, err);
+		if (!rc)
+			memcpy(map, host, n);
+	} else {
+		rc = w->ops->download(w->dev, map, dev_src, n, err);
+	}
+	munmap(map, n);
+	if (rc)
+		return rc;
+	int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
+	*offset = w->arena_next;
+	w->arena_next += ((int64_t)n + page - 1) / page * page;
+	return 0;
+}
+
 static int send_outputs(struct worker *w, struct call_buffers *b, void *host, int instance,
 			int role, int pass, nodus_error *err)
 {
 	for (int o = 0; o < w->task.n_outputs; o++) {
 		size_t n = (size_t)b->tout[o].nbytes;
-		int rc = w->ops->download(w->dev, host, b->out[o], n, err);
+		nodus_msg_output hdr = {instance, o, role, pass, (int64_t)n};
+		int64_t offset;
+		int rc = arena_write(w, b->out[o], n, host, &offset, err);
 		if (rc)
 			return rc;
-		nodus_msg_output hdr = {instance, o, role, pass, (int64_t)n};
 		w->phase.bytes += (double)n;
-		rc = nodus_ipc_write2(RESULT_FD, NODUS_MSG_OUTPUT, &hdr, sizeof(hdr), host, n);
+		if (offset >= 0) {
+			rc = nodus_ipc_write2(RESULT_FD, NODUS_MSG_OUTPUT_AT, &hdr, sizeof(hdr),
+					      &offset, sizeof(offset));
+		} else {
+			rc = w->ops->download(w->dev, host, b->out[o], n, err);
+			if (rc)
+				return rc;
+			rc = nodus_ipc_write2(RESULT_FD, NODUS_MSG_OUTPUT, &hdr, sizeof(hdr), host,
+					      n);
+		}
 		if (rc)
 			return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	}
@@ -1243,6 +1292,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
 		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s, "device_draw_s",
 		w->phase.device_draw_s);
+	if (phases) /* outputs that came through the arena, not the pipe (page-rounded) */
+		json_object_set_new(phases, "arena_bytes", json_real((double)w->arena_next));
 	send_json(NODUS_MSG_DONE, json_pack("{s:f,s:O*,s:o*}", "device_s", w->device_s, "timing",
 					    timing, "phases", phases));
 	return 0;
@@ -1316,6 +1367,9 @@ int nodus_worker_main(const char *preopen_backend)
 		return fail("CRASH", "", "job", "no job frame on stdin"), 2;
 	}
 	w.phase.job_ns = nodus_now_ns();
+	struct stat arena;
+	if (fstat(NODUS_ARENA_FD, &arena) == 0 && S_ISREG(arena.st_mode))
+		w.arena_bytes = (int64_t)arena.st_size;
 	json_error_t jerr;
 	w.job = json_loadb(frame.data, frame.len, 0, &jerr);
 	nodus_buf_release(&frame);
