@@ -3,6 +3,7 @@
  * adv_arena_forge.c: an exploit on the harness's output arena, for the
  * relu task (suites/adversarial).
  *
+ * Exploit: shrinks the harness's output arena, then forges an output frame past its end.
  * Large outputs reach the orchestrator through a memfd the worker sees as
  * its fd 4 (src/run/protocol.h). On its second call this solution tries
  * to shrink that file to nothing: an orchestrator that then maps an output
