@@ -45,6 +45,10 @@ for lib in libjansson.so.4 libsqlite3.so.0 libcrypto.so.3 libseccomp.so.2 libcmo
 	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { p = $NF } END { print p }')
 	[ -n "$path" ] && cp -L "$path" "$out/syslib/"
 done
-# object files are not needed there; keep the carried folder small
+# object files, the static core library and CMake's compiler probes are not
+# needed there; keep the carried folders small (the tree, build-gpu and
+# build-gpu-base together must stay under the device's 64 MiB)
 find "$out" -name '*.o' -delete
+find "$out" -type d -path '*/CompilerId*/tmp' -prune -exec rm -rf {} +
+rm -f "$out/libnodus_core.a"
 du -sh "$out"
