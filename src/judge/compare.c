@@ -94,16 +94,72 @@ static int holds_poison(const void *data, int dtype, int64_t i)
 	return 1;
 }
 
+/* Poisoned elements of one contiguous range: their count, the first. */
+typedef struct poison_part {
+	const void *ref;
+	int dtype;
+	int64_t begin, end;
+	int64_t n, first;
+	pthread_t thread;
+	int started;
+} poison_part;
+
+static void *poison_part_run(void *arg)
+{
+	poison_part *p = arg;
+	p->n = 0;
+	p->first = -1;
+	if (p->dtype == NODUS_DTYPE_FLOAT32 && (uintptr_t)p->ref % sizeof(uint32_t) == 0) {
+		const uint32_t *w = p->ref; /* the poison is one bit pattern: compare words */
+		for (int64_t i = p->begin; i < p->end; i++)
+			if (w[i] == NODUS_POISON_F32 && p->n++ == 0)
+				p->first = i;
+	} else {
+		for (int64_t i = p->begin; i < p->end; i++)
+			if (holds_poison(p->ref, p->dtype, i) && p->n++ == 0)
+				p->first = i;
+	}
+	return NULL;
+}
+
+#define POISON_CHUNK_MIN ((int64_t)1 << 21)
+#define POISON_THREADS_MAX 16
+
+/* Large references are split over threads, as the scan is (an oracle
+ * output of 128 MB takes one core tens of milliseconds, and every oracle
+ * output passes here as it arrives). */
 int64_t nodus_judge_reference_unwritten(const void *ref, int dtype, int64_t numel,
 					int64_t *first)
 {
-	int64_t n = 0;
 	*first = -1;
-	if (!ref || (dtype != NODUS_DTYPE_FLOAT32 && dtype != NODUS_DTYPE_FLOAT64))
+	if (!ref || numel <= 0 || (dtype != NODUS_DTYPE_FLOAT32 && dtype != NODUS_DTYPE_FLOAT64))
 		return 0;
-	for (int64_t i = 0; i < numel; i++)
-		if (holds_poison(ref, dtype, i) && n++ == 0)
-			*first = i;
+	int parts = (int)(numel / POISON_CHUNK_MIN);
+	if (parts > POISON_THREADS_MAX)
+		parts = POISON_THREADS_MAX;
+	if (parts < 1)
+		parts = 1;
+	poison_part part[POISON_THREADS_MAX];
+	int64_t chunk = (numel + parts - 1) / parts;
+	for (int k = 0; k < parts; k++) {
+		poison_part *p = &part[k];
+		p->ref = ref;
+		p->dtype = dtype;
+		p->begin = chunk * k;
+		p->end = p->begin + chunk < numel ? p->begin + chunk : numel;
+		/* the first range runs here; a thread that cannot start runs here too */
+		p->started = k > 0 && pthread_create(&p->thread, NULL, poison_part_run, p) == 0;
+	}
+	int64_t n = 0;
+	for (int k = 0; k < parts; k++) {
+		if (part[k].started)
+			pthread_join(part[k].thread, NULL);
+		else
+			poison_part_run(&part[k]);
+		if (part[k].n && n == 0)
+			*first = part[k].first;
+		n += part[k].n;
+	}
 	return n;
 }
 

@@ -740,6 +740,31 @@ static void test_reference_unwritten(void **state)
 	nodus_judge_poison(u, NODUS_DTYPE_UINT8, 4);
 	assert_int_equal(nodus_judge_reference_unwritten(u, NODUS_DTYPE_UINT8, 4, &first), 0);
 	assert_int_equal(first, -1);
+
+	/* large enough to be split over threads: the count is the total and
+	 * the first is the lowest index whichever range found it */
+	int64_t big = ((int64_t)1 << 21) * 5 + 7;
+	float *g = malloc((size_t)big * sizeof(float));
+	assert_non_null(g);
+	for (int64_t i = 0; i < big; i++)
+		g[i] = (float)(i % 1000);
+	assert_int_equal(nodus_judge_reference_unwritten(g, NODUS_DTYPE_FLOAT32, big, &first), 0);
+	assert_int_equal(first, -1);
+	int64_t at[] = {big - 1, ((int64_t)1 << 21) * 3 + 1, ((int64_t)1 << 21) * 3 + 2,
+			((int64_t)1 << 21) + 5};
+	for (int k = 0; k < 4; k++)
+		nodus_judge_poison(g + at[k], NODUS_DTYPE_FLOAT32, 1);
+	assert_int_equal(nodus_judge_reference_unwritten(g, NODUS_DTYPE_FLOAT32, big, &first), 4);
+	assert_int_equal(first, ((int64_t)1 << 21) + 5);
+	/* the same bytes one float off alignment: the bytewise path agrees */
+	char *raw = malloc((size_t)(big + 1) * sizeof(float));
+	assert_non_null(raw);
+	memcpy(raw + 1, g, (size_t)big * sizeof(float));
+	assert_int_equal(nodus_judge_reference_unwritten(raw + 1, NODUS_DTYPE_FLOAT32, big, &first),
+			 4);
+	assert_int_equal(first, ((int64_t)1 << 21) + 5);
+	free(raw);
+	free(g);
 }
 
 /* float32 has its own scan (no dtype switch per element, exact pairs
