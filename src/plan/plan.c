@@ -127,7 +127,7 @@ static json_t *audit_json(const nodus_campaign *c)
 	return json_pack("{s:o}", "waive", waive);
 }
 
-static json_t *judge_json(const nodus_judge *j)
+static json_t *judge_json_base(const nodus_judge *j)
 {
 	json_t *retry = json_array();
 	for (int s = 0; s < NODUS_STATUS_COUNT_; s++)
@@ -148,6 +148,16 @@ static json_t *judge_json(const nodus_judge *j)
 		j->cpu_time_s, "open_files", j->open_files, "processes", j->processes,
 		"max_attempts", j->max_attempts, "retry_on", retry, "isolation_max_busy_cores",
 		j->isolation_max_busy_cores, "oracle_group", j->oracle_group);
+}
+
+/* The judge as sealed: min_timed_s only when declared, so that plans sealed
+ * before it existed still equal their rebuilt selves. */
+static json_t *judge_json(const nodus_judge *j)
+{
+	json_t *o = judge_json_base(j);
+	if (o && j->min_timed_s > 0)
+		json_object_set_new(o, "min_timed_s", json_real(j->min_timed_s));
+	return o;
 }
 
 static json_t *conditions_json(const nodus_campaign *c)

@@ -170,6 +170,7 @@ struct attempt {
 	int n_samples, cap_samples;
 	int rounds, looks;
 	int short_call;                /* -1 until the first look, then 1 if the reference call is short */
+	int first_look;                /* -1 until min_rounds rounds, then the round of the first look */
 	int isolation_after_checked;   /* 1 once checked, right after the last timed round */
 	int isolation_after_ok;
 	nodus_interval ci;
@@ -999,9 +1000,36 @@ static int max_rounds_for(const nodus_judge *j, const struct attempt *a)
 	return a->short_call ? j->max_rounds_short : j->max_rounds;
 }
 
+/* The round of the first look, fixed once min_rounds rounds are in. With
+ * min_timed_s, the first look waits until the pair's measured kernel time
+ * (both sides) reaches it, at the rate of those first rounds, within the
+ * attempt's most rounds (NVBench's --min-time, for a reward that needs
+ * more than a decision). It is fixed from times alone, before any label
+ * is read, so the looks stay those the confidence is split over. */
+static int first_look_for(const nodus_judge *j, struct attempt *a, int max)
+{
+	if (a->first_look >= 0)
+		return a->first_look;
+	int first = j->min_rounds;
+	if (j->min_timed_s > 0 && a->rounds > 0) {
+		double kernel_ns = 0;
+		for (int i = 0; i < a->n_samples; i++)
+			kernel_ns += (double)a->samples[i].ns * (double)a->samples[i].batch;
+		double per_round = kernel_ns / a->rounds;
+		double need = per_round > 0 ? ceil(j->min_timed_s * 1e9 / per_round) : (double)max;
+		if (!(need <= max)) /* NaN too */
+			need = max;
+		if (need > first)
+			first = (int)need;
+	}
+	a->first_look = first;
+	return first;
+}
+
 /* Decides after a round: 'c' continue or 's' stop (label decided or last
- * round). Looks at min_rounds, every look_every after, and at the most
- * rounds of the attempt's duration class. */
+ * round). Looks at the first look (min_rounds, or later for min_timed_s),
+ * every look_every after, and at the most rounds of the attempt's
+ * duration class. */
 static char decide(struct run_ctx *x, struct attempt *a)
 {
 	const nodus_judge *j = &x->c->judge;
@@ -1009,10 +1037,11 @@ static char decide(struct run_ctx *x, struct attempt *a)
 	if (r >= j->min_rounds)
 		short_call(j, a);
 	int max = max_rounds_for(j, a);
-	if (!nodus_stats_is_look(r, j->min_rounds, max, j->look_every))
+	int first = r >= j->min_rounds ? first_look_for(j, a, max) : j->min_rounds;
+	if (!nodus_stats_is_look(r, first, max, j->look_every))
 		return r >= max ? 's' : 'c';
 	a->looks++;
-	int k = nodus_stats_look_count(j->min_rounds, max, j->look_every);
+	int k = nodus_stats_look_count(first, max, j->look_every);
 	double conf = nodus_stats_look_confidence(j->confidence, k);
 	nodus_interval ci;
 	if (estimate(x, a, conf, &ci))
@@ -1646,6 +1675,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->status = NODUS_STATUS_OK;
 	a->label = NODUS_LABEL_NONE;
 	a->short_call = -1;
+	a->first_look = -1;
 	a->ci.estimate = a->ci.lo = a->ci.hi = NAN;
 	a->max_abs_err = a->max_rel_err = a->matched_ratio = NAN;
 	a->det_id = -1;
@@ -1968,6 +1998,8 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 				    json_real(tie_margin_for(&x->c->judge, a)));
 		json_object_set_new(a->detail, "max_rounds",
 				    json_integer(max_rounds_for(&x->c->judge, a)));
+		if (x->c->judge.min_timed_s > 0 && a->first_look >= 0)
+			json_object_set_new(a->detail, "first_look", json_integer(a->first_look));
 	}
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
 	json_object_set_new(a->phases, "round_nvml_s", json_real(a->round_nvml_s));

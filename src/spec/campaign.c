@@ -375,7 +375,7 @@ static const nodus__vfield judge_fields[] = {
 	{"seed", 0},         {"trials", 0},       {"recheck_reps", 0},
 	{"determinism", 0},  {"warmup_calls", 0}, {"warmup_ms", 0},
 	{"min_rounds", 0},   {"max_rounds", 0},   {"max_rounds_short", 0},
-	{"look_every", 0},
+	{"min_timed_s", 0},  {"look_every", 0},
 	{"samples_per_round", 0}, {"input_copies", 0}, {"flush_cache", 0},
 	{"min_sample_ns", 0}, {"tie_margin", 0},  {"tie_margin_short", 0},
 	{"short_kernel_ns", 0}, {"confidence", 0},
@@ -475,6 +475,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 		j->min_sample_ns = x;
 	nodus__v_num(v, o, "tie_margin", 0, 1, 1, 0, &j->tie_margin);
 	nodus__v_num(v, o, "tie_margin_short", 0, 1, 1, 0, &j->tie_margin_short);
+	nodus__v_num(v, o, "min_timed_s", 0, 0, 3600, 0, &j->min_timed_s);
 	if (nodus__v_int(v, o, "short_kernel_ns", 0, 10000000000LL, &x) == 1)
 		j->short_kernel_ns = x;
 	nodus__v_num(v, o, "confidence", 0.5, 0, 1, 1, &j->confidence);

@@ -170,6 +170,7 @@ typedef struct nodus_judge {
 	int min_rounds;             /* rounds before the first look */
 	int max_rounds;             /* rounds at most */
 	int max_rounds_short;       /* rounds at most for a pair whose reference call is short */
+	double min_timed_s;         /* measured kernel time (both sides) before the first look; 0 = none */
 	int look_every;             /* rounds between looks */
 	int samples_per_round;      /* candidate/reference sample pairs per round */
 	int input_copies;           /* input sets rotated during timing */

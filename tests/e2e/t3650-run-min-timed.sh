@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t3650-run-min-timed: with the judge's min_timed_s, a pair's first look
+# waits until its measured kernel time (both sides) reaches min_timed_s at
+# the rate of its first min_rounds rounds, within max_rounds: the record
+# says which round that was (detail.first_look), it matches what the
+# stored samples of those rounds give, no pair stops before it, and a pair
+# decided at its first look without min_timed_s is held back with it.
+# Without the field, records have no first_look and the plan's judge has
+# no min_timed_s (plans sealed before it existed still load).
+set -u
+. "$(dirname "$0")/lib/campaign.sh"
+tmp=$(mktemp -d)
+trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+copy_suites "$tmp"
+NODUS=$(private_nodus "$tmp")
+small_campaign "$tmp/suites" vector >/dev/null
+relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
+campaign="$tmp/suites/cpu/campaign.json"
+set_judge "$campaign" max_rounds 100
+set_judge "$campaign" look_every 10
+for case in plain timed; do
+	[ "$case" = timed ] && set_judge "$campaign" min_timed_s 0.25
+	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
+	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
+		fail "$case: run exited $?"
+done
+python3 - "$tmp/plan-plain.json" "$tmp/plan-timed.json" "$tmp/plain.db" "$tmp/timed.db" <<'PY' || fail "records"
+import json, math, sqlite3, sys
+plain_plan, timed_plan = (json.load(open(p)) for p in sys.argv[1:3])
+assert "min_timed_s" not in plain_plan["judge"], "min_timed_s sealed though not declared"
+assert timed_plan["judge"]["min_timed_s"] == 0.25, timed_plan["judge"].get("min_timed_s")
+min_rounds = timed_plan["judge"]["min_rounds"]
+
+def records(path):
+    db = sqlite3.connect(path)
+    out = {}
+    for rid, pid, label, rounds, detail in db.execute(
+            "SELECT id, pair_id, label, rounds, detail_json FROM records"
+            " WHERE final = 1 AND status = 'OK'"):
+        first = db.execute("SELECT SUM(ns * batch) FROM samples WHERE record_id = ?"
+                           " AND round < ?", (rid, min_rounds)).fetchone()[0]
+        total = db.execute("SELECT SUM(ns * batch) FROM samples WHERE record_id = ?",
+                           (rid,)).fetchone()[0]
+        out[pid] = (label, rounds, json.loads(detail), first, total)
+    return out
+
+plain, timed = records(sys.argv[3]), records(sys.argv[4])
+assert len(timed) >= 3, len(timed)
+held = 0
+for pid, (label, rounds, d, first_ns, total_ns) in timed.items():
+    most = d["max_rounds"]
+    need = math.ceil(0.25e9 / (first_ns / min_rounds))
+    want = max(min_rounds, min(most, need))
+    assert abs(d["first_look"] - want) <= 1, (pid, d["first_look"], want)
+    assert rounds >= d["first_look"], (pid, "stopped before its first look", rounds, d)
+    if d["first_look"] < most:  # the time was reached, at about the first rounds' rate
+        assert total_ns >= 0.25e9 * 0.5, (pid, total_ns)
+    p = plain.get(pid)
+    if p and p[0] in ("FASTER", "SLOWER") and p[1] == min_rounds and d["first_look"] > min_rounds:
+        held += 1
+for pid, (label, rounds, d, _, _) in plain.items():
+    assert "first_look" not in d, (pid, d)
+assert held >= 1, "no pair decided at its first look was held back by min_timed_s"
+print(f"t3650: {len(timed)} records with their first look where min_timed_s puts it; "
+      f"{held} decided pair(s) held back")
+PY
+exit $((fails > 0))
