@@ -34,6 +34,9 @@
 #                                           CUDA runtime), 4 against 8 samples
 #                                           per round, five isolated runs of each
 #                                           campaign, interleaved; the summary
+#     bash bench/gpu-check.sh mintime       the isolated campaign as sealed and with the
+#                                           judge's min_timed_s (MINTIME_S, default
+#                                           "3 10"): kernel share and labels
 #     bash bench/gpu-check.sh ab            one change on one machine: build-gpu-base
 #                                           (scripts/gpu-bundle.sh REV) against
 #                                           build-gpu, two isolated runs each,
@@ -305,8 +308,39 @@ elif [ "$mode" = ab ]; then
 		python3 bench/phases.py "$work/${side}2.db" >"$OUT/phases-$side.txt" 2>>"$log"
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" before1.db before2.db after1.db after2.db
+elif [ "$mode" = mintime ]; then
+	# what issue 4's 80% kernel share costs: the isolated campaign as
+	# sealed, then with the judge's min_timed_s at each of MINTIME_S
+	# (seconds, default "3 10") and room for the rounds that takes
+	# (max_rounds 4000, a look every 200 rounds); for each, the share
+	# (overhead.py) and its labels against the sealed run's (retest.py)
+	cp -r suites "$work/suites"
+	"$N" plan "$work/suites/cuda/campaign.json" --cache "$cache" -o "$work/plan-0.json" >>"$log" 2>&1 ||
+		row "plan 0" FAILED
+	runcampaign "min_timed_s 0" "$work/plan-0.json" "$work/t0.db" --condition isolated
+	dbs=(t0.db)
+	for t in ${MINTIME_S:-3 10}; do
+		python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+c["judge"].update(min_timed_s=float(sys.argv[3]), max_rounds=4000, look_every=200)
+json.dump(c, open(sys.argv[2], "w"), indent=1)' "$work/suites/cuda/campaign.json" \
+			"$work/suites/cuda/mintime-$t.json" "$t" >>"$log" 2>&1 || row "campaign $t" FAILED
+		"$N" plan "$work/suites/cuda/mintime-$t.json" --cache "$cache" -o "$work/plan-$t.json" >>"$log" 2>&1 ||
+			row "plan $t" FAILED
+		runcampaign "min_timed_s $t" "$work/plan-$t.json" "$work/t$t.db" --condition isolated
+		dbs+=("t$t.db")
+	done
+	for db in "${dbs[@]}"; do
+		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db"
+		{ echo "== $db"; python3 bench/overhead.py "$work/$db"; } >>"$OUT/overhead.txt" 2>>"$log"
+		row "$db share" "$(tail -1 "$OUT/overhead.txt" | sed 's/.*; //')"
+		[ "$db" = t0.db ] && continue
+		{ echo "== t0.db against $db"; python3 bench/retest.py "$work/t0.db" "$work/$db"; } >>"$OUT/retest.txt" 2>>"$log"
+		row "labels t0 vs $db" "$(tail -1 "$OUT/retest.txt" | sed 's/.*-> //')"
+	done
+	(cd "$work" && tar -czf "$OUT/databases.tar.gz" "${dbs[@]}")
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final" >&2
 	exit 2
 fi
 
