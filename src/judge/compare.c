@@ -134,9 +134,8 @@ int64_t nodus_judge_reference_unwritten(const void *ref, int dtype, int64_t nume
 	*first = -1;
 	if (!ref || numel <= 0 || (dtype != NODUS_DTYPE_FLOAT32 && dtype != NODUS_DTYPE_FLOAT64))
 		return 0;
-	int parts = (int)(numel / POISON_CHUNK_MIN);
-	if (parts > POISON_THREADS_MAX)
-		parts = POISON_THREADS_MAX;
+	int64_t chunks = numel / POISON_CHUNK_MIN;
+	int parts = chunks > POISON_THREADS_MAX ? POISON_THREADS_MAX : (int)chunks;
 	if (parts < 1)
 		parts = 1;
 	poison_part part[POISON_THREADS_MAX];

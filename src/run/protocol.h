@@ -30,14 +30,15 @@
  *
  * The output arena is a memfd the orchestrator creates for each worker,
  * sized NODUS_ARENA_BYTES and sealed against shrinking and growing, which
- * the worker sees as its fd 4. A worker writes an output of at least
+ * the worker sees as its fd 4. The oracle writes an output of at least
  * NODUS_ARENA_MIN_BYTES there, at page-aligned offsets that only grow, and
  * sends OUTPUT_AT; what does not fit goes through the pipe as OUTPUT. The
- * pipe copies every byte twice and wakes both sides every MiB; the arena
- * is written once and mapped. A worker can rewrite its arena while the
- * orchestrator reads it, as it could rewrite its host buffer before
- * sending: what is judged is still only bytes the worker produced, and the
- * seals mean a read can never fault.
+ * pipe copies every byte twice and makes the oracle wait while the
+ * orchestrator judges; the arena is written once and mapped. A measure
+ * worker closes fd 4 before it loads any solution: candidate code holding
+ * the arena could rewrite an output after sending it, or fill memory no
+ * limit counts; its outputs come through the pipe, and an OUTPUT_AT frame
+ * from it is refused. The seals mean a read of ours can never fault.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_PROTOCOL_H
 #define NODUS_PROTOCOL_H

@@ -766,8 +766,8 @@ static int output_view_of(const nodus_buf *payload, const nodus_msg_output *h, i
 	return 0;
 }
 
-/* A candidate's output, judged: its pages in the arena are given back. */
-static void candidate_view_done(struct output_view *v, int arena_fd, int64_t offset)
+/* An output judged and not kept: its pages in the arena are given back. */
+static void arena_view_done(struct output_view *v, int arena_fd, int64_t offset)
 {
 	if (v->map && arena_fd >= 0)
 		(void)fallocate(arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
@@ -829,7 +829,7 @@ static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int 
 			set_status(a, NODUS_STATUS_INVALID_REFERENCE, "determinism",
 				   "reference gave different bits for the same inputs (%s)", ts->name);
 		}
-		view_release(&v);
+		arena_view_done(&v, arena_fd, offset);
 		return;
 	}
 	if (h.pass == 1) {
@@ -863,7 +863,7 @@ static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int 
 			   in->variant, chk.detail);
 	}
 done:
-	candidate_view_done(&v, arena_fd, offset);
+	arena_view_done(&v, arena_fd, offset);
 }
 
 /* Input checksums: the oracle's are of the inputs as drawn (before its
@@ -1016,7 +1016,12 @@ static int first_look_for(const nodus_judge *j, struct attempt *a, int max)
 		for (int i = 0; i < a->n_samples; i++)
 			kernel_ns += (double)a->samples[i].ns * (double)a->samples[i].batch;
 		double per_round = kernel_ns / a->rounds;
-		double need = per_round > 0 ? ceil(j->min_timed_s * 1e9 / per_round) : (double)max;
+		double need = per_round > 0 ? ceil(j->min_timed_s * 1e9 / per_round) : first;
+		/* onto the schedule's grid (min_rounds + k look_every): the looks
+		 * are then a subset of the schedule K counts (decide), whichever
+		 * round the times pick */
+		if (need > first)
+			need = first + ceil((need - first) / j->look_every) * j->look_every;
 		if (!(need <= max)) /* NaN too */
 			need = max;
 		if (need > first)
@@ -1041,7 +1046,10 @@ static char decide(struct run_ctx *x, struct attempt *a)
 	if (!nodus_stats_is_look(r, first, max, j->look_every))
 		return r >= max ? 's' : 'c';
 	a->looks++;
-	int k = nodus_stats_look_count(first, max, j->look_every);
+	/* K counts the whole schedule from min_rounds, whatever first is: a
+	 * later first look skips looks, and the union bound over the whole
+	 * schedule still holds for the ones taken */
+	int k = nodus_stats_look_count(j->min_rounds, max, j->look_every);
 	double conf = nodus_stats_look_confidence(j->confidence, k);
 	nodus_interval ci;
 	if (estimate(x, a, conf, &ci))
@@ -1831,6 +1839,7 @@ static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc
 	json_t *job = job_json(x, a, 1, a->ref_so, a->cand_so);
 	uint64_t t0 = nodus_now_ns();
 	int rc = worker_start(x, wm, job, err);
+	arena_close(wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(job);
 	return rc;
@@ -1881,6 +1890,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	}
 	t0 = nodus_now_ns();
 	rc = worker_start(x, &wm, measure_job, err);
+	arena_close(&wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(measure_job);
 	if (rc) {

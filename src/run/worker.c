@@ -1367,9 +1367,6 @@ int nodus_worker_main(const char *preopen_backend)
 		return fail("CRASH", "", "job", "no job frame on stdin"), 2;
 	}
 	w.phase.job_ns = nodus_now_ns();
-	struct stat arena;
-	if (fstat(NODUS_ARENA_FD, &arena) == 0 && S_ISREG(arena.st_mode))
-		w.arena_bytes = (int64_t)arena.st_size;
 	json_error_t jerr;
 	w.job = json_loadb(frame.data, frame.len, 0, &jerr);
 	nodus_buf_release(&frame);
@@ -1377,6 +1374,21 @@ int nodus_worker_main(const char *preopen_backend)
 		return fail("CRASH", "", "job", "unreadable job: %s", jerr.text), 2;
 	const char *role = json_string_value(json_object_get(w.job, "role"));
 	w.is_measure = role && strcmp(role, "measure") == 0;
+	/* The output arena is the oracle's only. A measure worker loads
+	 * candidate code, which could write there after the harness did (an
+	 * output judged later than it was sent) or fill it outside its memory
+	 * limit, so it is closed before any solution is loaded; its outputs
+	 * come through the pipe, whose bytes are fixed once sent. Only a
+	 * regular file of the arena's size is ours: without one, fd 4 may be
+	 * a descriptor the CUDA driver opened. */
+	struct stat arena;
+	if (fstat(NODUS_ARENA_FD, &arena) == 0 && S_ISREG(arena.st_mode) &&
+	    (int64_t)arena.st_size == NODUS_ARENA_BYTES) {
+		if (w.is_measure)
+			close(NODUS_ARENA_FD);
+		else
+			w.arena_bytes = (int64_t)arena.st_size;
+	}
 	if (pre_rc) {
 		fail_err("LOAD_ERROR", "backend", &err);
 		json_decref(w.job);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # t3650-run-min-timed: with the judge's min_timed_s, a pair's first look
 # waits until its measured kernel time (both sides) reaches min_timed_s at
-# the rate of its first min_rounds rounds, within max_rounds: the record
+# the rate of its first min_rounds rounds, rounded up onto the look
+# schedule (min_rounds + k look_every), within max_rounds: the record
 # says which round that was (detail.first_look), it matches what the
 # stored samples of those rounds give, no pair stops before it, and a pair
 # decided at its first look without min_timed_s is held back with it.
@@ -31,6 +32,7 @@ plain_plan, timed_plan = (json.load(open(p)) for p in sys.argv[1:3])
 assert "min_timed_s" not in plain_plan["judge"], "min_timed_s sealed though not declared"
 assert timed_plan["judge"]["min_timed_s"] == 0.25, timed_plan["judge"].get("min_timed_s")
 min_rounds = timed_plan["judge"]["min_rounds"]
+every = timed_plan["judge"]["look_every"]
 
 def records(path):
     db = sqlite3.connect(path)
@@ -51,6 +53,8 @@ held = 0
 for pid, (label, rounds, d, first_ns, total_ns) in timed.items():
     most = d["max_rounds"]
     need = math.ceil(0.25e9 / (first_ns / min_rounds))
+    if need > min_rounds:  # onto the schedule's grid, min_rounds + k * look_every
+        need = min_rounds + math.ceil((need - min_rounds) / every) * every
     want = max(min_rounds, min(most, need))
     assert abs(d["first_look"] - want) <= 1, (pid, d["first_look"], want)
     assert rounds >= d["first_look"], (pid, "stopped before its first look", rounds, d)

@@ -3,22 +3,25 @@
  * adv_arena_forge.c: an exploit on the harness's output arena, for the
  * relu task (suites/adversarial).
  *
- * Exploit: shrinks the harness's output arena, then forges an output frame past its end.
- * Large outputs reach the orchestrator through a memfd the worker sees as
- * its fd 4 (src/run/protocol.h). On its second call this solution tries
- * to shrink that file to nothing: an orchestrator that then maps an output
- * there dies of SIGBUS, and the whole campaign with it. The arena is
- * sealed, so the shrink fails; the solution then forges an OUTPUT_AT frame
- * on fd 3 that points past the arena's end, for a harness that maps
- * whatever offset it is told.
- * nodus: the offset is checked against the arena before anything is
- * mapped -> CRASH (guard protocol), and the campaign goes on.
- * Were the seal missing, the shrink would succeed and this solution
- * would grow the file back and return a wrong output instead, so the
- * pair would end INCORRECT_NUMERICAL, not the CRASH its campaign expects.
+ * Exploit: reaches for the harness's output arena, then forges an output frame that points into it.
+ * Large reference outputs reach the orchestrator through a sealed memfd
+ * the oracle sees as its fd 4 (src/run/protocol.h). A measure worker closes
+ * that fd before it loads any solution: candidate code that could write
+ * there could change an output after the harness sent it (judged later),
+ * or fill memory no limit of its own counts. On its second call this
+ * solution looks for fd 4 and tries to shrink it to nothing (an
+ * orchestrator mapping an unsealed, shrunk arena dies of SIGBUS); then it
+ * forges an OUTPUT_AT frame on fd 3 for a harness that maps whatever
+ * offset it is told.
+ * nodus: fd 4 is closed, and an OUTPUT_AT frame from a worker without an
+ * arena is refused before anything is mapped -> CRASH (guard protocol).
+ * Were fd 4 still open here, this solution would return a wrong output
+ * instead, so the pair would end INCORRECT_NUMERICAL, not the CRASH its
+ * campaign expects.
  * ------------------------------------------------------------------------ */
 #define _POSIX_C_SOURCE 200809L /* ftruncate under -std=c11 */
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -32,7 +35,7 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
 
 /* The framing of src/exec/ipc.c (magic, type 10 = OUTPUT_AT, length),
  * then nodus_msg_output {instance 0, output 0, role 1, pass 0, nbytes}
- * and an offset of 1 TiB, far past the 16 GiB arena. */
+ * and an offset of 1 TiB. */
 static void forge_output_at(int64_t nbytes)
 {
 	unsigned char frame[16 + 24 + 8];
@@ -58,9 +61,9 @@ int adv_arena_forge(const nodus_call *call)
 	int wrong = 0;
 
 	if (++calls == 2) {
-		if (ftruncate(4, 0) == 0) {
-			wrong = 1; /* unsealed: make it show, and put the size back */
-			if (ftruncate(4, (off_t)16 << 30) != 0)
+		if (fcntl(4, F_GETFD) != -1) {
+			wrong = 1; /* the arena reached candidate code: make it show */
+			if (ftruncate(4, 0) == 0 && ftruncate(4, (off_t)16 << 30) != 0)
 				return 1;
 		} else {
 			forge_output_at(n * (int64_t)sizeof(float));
