@@ -94,14 +94,40 @@ static int holds_poison(const void *data, int dtype, int64_t i)
 	return 1;
 }
 
+/* ---- splitting a tensor over threads ---- */
+
+#define SPLIT_MAX 16 /* threads at most per tensor */
+
+/* Ranges to split numel elements into: one per chunk_min, 1..SPLIT_MAX. */
+static int split_count(int64_t numel, int64_t chunk_min)
+{
+	int64_t chunks = numel / chunk_min;
+	return chunks > SPLIT_MAX ? SPLIT_MAX : chunks < 1 ? 1 : (int)chunks;
+}
+
+/* Calls run(part k) for the n parts (part_size bytes apart): part 0 here,
+ * the others on threads; one whose thread cannot start runs here too. */
+static void split_run(void *parts, size_t part_size, int n, void *(*run)(void *))
+{
+	pthread_t thread[SPLIT_MAX];
+	int started[SPLIT_MAX];
+	for (int k = 0; k < n; k++)
+		started[k] = k > 0 &&
+			     pthread_create(&thread[k], NULL, run, (char *)parts + k * part_size) == 0;
+	for (int k = 0; k < n; k++) {
+		if (started[k])
+			pthread_join(thread[k], NULL);
+		else
+			run((char *)parts + k * part_size);
+	}
+}
+
 /* Poisoned elements of one contiguous range: their count, the first. */
 typedef struct poison_part {
 	const void *ref;
 	int dtype;
 	int64_t begin, end;
 	int64_t n, first;
-	pthread_t thread;
-	int started;
 } poison_part;
 
 static void *poison_part_run(void *arg)
@@ -123,7 +149,6 @@ static void *poison_part_run(void *arg)
 }
 
 #define POISON_CHUNK_MIN ((int64_t)1 << 21)
-#define POISON_THREADS_MAX 16
 
 /* Large references are split over threads, as the scan is (an oracle
  * output of 128 MB takes one core tens of milliseconds, and every oracle
@@ -134,27 +159,18 @@ int64_t nodus_judge_reference_unwritten(const void *ref, int dtype, int64_t nume
 	*first = -1;
 	if (!ref || numel <= 0 || (dtype != NODUS_DTYPE_FLOAT32 && dtype != NODUS_DTYPE_FLOAT64))
 		return 0;
-	int64_t chunks = numel / POISON_CHUNK_MIN;
-	int parts = chunks > POISON_THREADS_MAX ? POISON_THREADS_MAX : (int)chunks;
-	if (parts < 1)
-		parts = 1;
-	poison_part part[POISON_THREADS_MAX];
+	int parts = split_count(numel, POISON_CHUNK_MIN);
+	poison_part part[SPLIT_MAX];
 	int64_t chunk = (numel + parts - 1) / parts;
 	for (int k = 0; k < parts; k++) {
-		poison_part *p = &part[k];
-		p->ref = ref;
-		p->dtype = dtype;
-		p->begin = chunk * k;
-		p->end = p->begin + chunk < numel ? p->begin + chunk : numel;
-		/* the first range runs here; a thread that cannot start runs here too */
-		p->started = k > 0 && pthread_create(&p->thread, NULL, poison_part_run, p) == 0;
+		part[k].ref = ref;
+		part[k].dtype = dtype;
+		part[k].begin = chunk * k;
+		part[k].end = part[k].begin + chunk < numel ? part[k].begin + chunk : numel;
 	}
+	split_run(part, sizeof(part[0]), parts, poison_part_run);
 	int64_t n = 0;
 	for (int k = 0; k < parts; k++) {
-		if (part[k].started)
-			pthread_join(part[k].thread, NULL);
-		else
-			poison_part_run(&part[k]);
 		if (part[k].n && n == 0)
 			*first = part[k].first;
 		n += part[k].n;
@@ -296,7 +312,6 @@ static void scan_int(scan *s, const void *out, const void *ref, int dtype, int64
 /* ---- the scan, over chunks ---- */
 
 #define SCAN_CHUNK_MIN ((int64_t)1 << 20) /* below this a thread costs more than it saves */
-#define SCAN_THREADS_MAX 16
 
 typedef struct scan_part {
 	scan s;
@@ -304,8 +319,6 @@ typedef struct scan_part {
 	int dtype;
 	int64_t begin, end;
 	const nodus_tolerance *tol;
-	pthread_t thread;
-	int started;
 } scan_part;
 
 static void *scan_part_run(void *arg)
@@ -356,12 +369,8 @@ static void scan_merge(scan *s, const scan *next)
 static void scan_all(scan *s, const void *out, const void *ref, int dtype, int64_t numel,
 		     const nodus_tolerance *tol)
 {
-	int parts = (int)(numel / SCAN_CHUNK_MIN);
-	if (parts > SCAN_THREADS_MAX)
-		parts = SCAN_THREADS_MAX;
-	if (parts < 1)
-		parts = 1;
-	scan_part part[SCAN_THREADS_MAX];
+	int parts = split_count(numel, SCAN_CHUNK_MIN);
+	scan_part part[SPLIT_MAX];
 	int64_t chunk = (numel + parts - 1) / parts;
 	for (int k = 0; k < parts; k++) {
 		scan_part *p = &part[k];
@@ -371,15 +380,8 @@ static void scan_all(scan *s, const void *out, const void *ref, int dtype, int64
 		p->tol = tol;
 		p->begin = chunk * k;
 		p->end = p->begin + chunk < numel ? p->begin + chunk : numel;
-		/* the first chunk runs here; a thread that cannot start runs here too */
-		p->started = k > 0 && pthread_create(&p->thread, NULL, scan_part_run, p) == 0;
 	}
-	for (int k = 0; k < parts; k++) {
-		if (part[k].started)
-			pthread_join(part[k].thread, NULL);
-		else
-			scan_part_run(&part[k]);
-	}
+	split_run(part, sizeof(part[0]), parts, scan_part_run);
 	*s = part[0].s;
 	for (int k = 1; k < parts; k++)
 		scan_merge(s, &part[k].s);
