@@ -158,7 +158,7 @@ static void checks_outputs(struct ref_run *r)
 {
 	const nodus_task *t = r->t;
 	/* another seed: an output that does not follow its inputs */
-	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0x5eed, -1, 0};
+	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0x5eed, -1, 0, 0, 0};
 	nodus__instance_fill(t, r->w, &other, 0, 8, r->in);
 	variation(r, "constant_output", 1, "inputs drawn with another seed");
 	/* magnitude against atol */
@@ -202,7 +202,7 @@ static void checks_inputs(struct ref_run *r)
 {
 	const nodus_task *t = r->t;
 	char name[160], what[256];
-	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0xd1ff, -1, 0};
+	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0xd1ff, -1, 0, 0, 0};
 	for (int i = 0; i < t->n_inputs; i++) {
 		const nodus_tensor_spec *ts = &t->inputs[i];
 		const nodus_dist *d = input_dist(t, r->w, i);
@@ -391,7 +391,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 			return res;
 		}
 	}
-	nodus_instance base = {0, 0, 0, -1, AUDIT_SEED, -1, 0};
+	nodus_instance base = {0, 0, 0, -1, AUDIT_SEED, -1, 0, 0, 0};
 	if (nodus__instance_fill(r.t, w, &base, 0, 8, r.base_in) ||
 	    call_reference(&r, r.base_in, r.base_out, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: the reference does not run: %s", why));

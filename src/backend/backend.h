@@ -107,6 +107,12 @@ typedef struct nodus_backend_ops {
 	 * before the memory is freed. A failed host_pin only costs speed. */
 	int (*host_pin)(void *ctx, void *ptr, size_t bytes, nodus_error *err);
 	void (*host_unpin)(void *ctx, void *ptr);
+	/* Optional (NULL on cpu: the worker writes the poison itself). Fills
+	 * each of the n device buffers ptrs[i] (bytes[i] long) with the 8-byte
+	 * pattern repeated from its start, complete on return: the outputs of
+	 * one timed batch are poisoned before it with one launch. */
+	int (*poison)(void *ctx, void *const *ptrs, const int64_t *bytes, int n,
+		      const unsigned char pattern[8], nodus_error *err);
 } nodus_backend_ops;
 
 const nodus_backend_ops *nodus_backend_cpu(void);

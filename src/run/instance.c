@@ -127,6 +127,66 @@ static int fill_tensor(void *data, int dtype, int64_t numel, const nodus_dist *d
 	return rc;
 }
 
+int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
+			 int64_t min_sample_ns, int input_copies)
+{
+	/* bytes per second no device of the backend reaches (an H200 moves
+	 * 4.8 TB/s; a cpu core far less), and the memory all copies may take */
+	const double fastest_bps = cuda ? 10e12 : 100e9;
+	const double budget = cuda ? (double)((int64_t)4 << 30) : (double)((int64_t)1 << 30);
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, 0, axes);
+	double per_call = 0;
+	for (int i = 0; i < t->n_inputs; i++)
+		per_call += (double)nodus__tensor_numel(&t->inputs[i], axes) *
+			    (double)nodus_dtype_size(t->inputs[i].dtype);
+	for (int o = 0; o < t->n_outputs; o++)
+		per_call += (double)nodus__tensor_numel(&t->outputs[o], axes) *
+			    (double)nodus_dtype_size(t->outputs[o].dtype);
+	if (per_call < 64)
+		per_call = 64;
+	double want = (double)min_sample_ns * 1e-9 * fastest_bps / per_call;
+	double n = want < input_copies ? input_copies : want;
+	double fit = budget / per_call;
+	if (n > fit)
+		n = fit;
+	if (n > NODUS_MAX_TIMING_CALLS)
+		n = NODUS_MAX_TIMING_CALLS;
+	return n < 1 ? 1 : (int)n;
+}
+
+int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel)
+{
+	if (copy <= 0 || numel <= 0)
+		return 0;
+	uint64_t r = nodus_judge_trial_seed(copy_base, 0x707a7e + (uint64_t)input, (uint64_t)copy);
+	return (int64_t)(r % (uint64_t)numel);
+}
+
+static void reverse_elements(unsigned char *p, int64_t first, int64_t last, size_t es)
+{
+	unsigned char tmp[16];
+	for (; first < last; first++, last--) {
+		memcpy(tmp, p + (size_t)first * es, es);
+		memcpy(p + (size_t)first * es, p + (size_t)last * es, es);
+		memcpy(p + (size_t)last * es, tmp, es);
+	}
+}
+
+/* Copy in->copy of input i, from copy 0 as drawn in data: rotated left in
+ * place by its shift (three reversals: no second buffer for a tensor that
+ * may be large). */
+static void rotate_to_copy(const nodus_instance *in, int i, int dtype, int64_t numel, void *data)
+{
+	int64_t s = nodus__copy_shift(in->copy_base, i, in->copy, numel);
+	if (s == 0)
+		return;
+	size_t es = nodus_dtype_size(dtype);
+	reverse_elements(data, 0, s - 1, es);
+	reverse_elements(data, s, numel - 1, es);
+	reverse_elements(data, 0, numel - 1, es);
+}
+
 int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
 			 uint64_t perturb_seed, int threads, void *const *inputs)
 {
@@ -139,6 +199,7 @@ int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nod
 				     threads);
 		if (rc)
 			return rc;
+		rotate_to_copy(in, i, t->inputs[i].dtype, numel, inputs[i]);
 	}
 	if (in->sample < 0)
 		return 0;
@@ -162,11 +223,14 @@ int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 		return NODUS_EINVAL;
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);
-	int rc = fill_tensor(data, t->inputs[i].dtype, nodus__tensor_numel(&t->inputs[i], axes),
-			     input_dist(t, w, i), axes, in->variant & t->inputs[i].variants,
-			     in->seed, (uint32_t)i, threads);
-	if (rc || in->sample < 0)
+	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
+	int rc = fill_tensor(data, t->inputs[i].dtype, numel, input_dist(t, w, i), axes,
+			     in->variant & t->inputs[i].variants, in->seed, (uint32_t)i, threads);
+	if (rc)
 		return rc;
+	rotate_to_copy(in, i, t->inputs[i].dtype, numel, data);
+	if (in->sample < 0)
+		return 0;
 	nodus_perturbation p;
 	if ((rc = nodus__perturbation(t, w, in, in->perturb_seed, &p)))
 		return rc;
@@ -181,7 +245,7 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 				void *dev, void *dev_data, int *done, nodus_error *err)
 {
 	*done = 0;
-	if (!ops->fill || i < 0 || i >= t->n_inputs)
+	if (!ops->fill || i < 0 || i >= t->n_inputs || in->copy > 0) /* a rotation: the host's */
 		return 0;
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);

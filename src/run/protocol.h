@@ -4,9 +4,12 @@
  * the input instances both sides must generate bit for bit alike.
  *
  * The orchestrator sends one JOB frame (JSON) on the worker's stdin; the
- * worker answers with frames on its fd 3 and, during timing, waits after
- * every round for a CMD frame ("continue" or "stop") on stdin, so that the
- * stop rule runs in the trusted orchestrator, not beside candidate code.
+ * worker answers with frames on its fd 3 and, during timing, waits for a
+ * CMD frame (nodus_msg_cmd) on stdin after it has sized the batch, after
+ * every timed batch and after every round, so that the stop rule, the
+ * choice of which timed call is checked and the window of copies each
+ * sample uses are made in the trusted orchestrator, not beside candidate
+ * code, and only once the calls they concern have run.
  *
  * An instance is one set of inputs: drawn from (seed, variant) at the
  * workload's axes or at the probe axes, or - for timing copies - drawn from
@@ -22,6 +25,11 @@
  *             in the worker's output arena (below) at that offset
  *   CHECKSUM  nodus_msg_checksum header + u64 per input (after the call)
  *   ROUND     nodus_msg_round header + nodus_sample[n]
+ *   SIZED     nodus_msg_sized: the batch the timing will use
+ *   START     nodus_msg_batch (times 0): a timed batch starts now; the
+ *             orchestrator reads its own clock when it arrives
+ *   BATCH     nodus_msg_batch: that batch is over, with the times the
+ *             worker measured (checked against the orchestrator's clock)
  *   FAIL      JSON {status, guard, stage, message}: the worker stops
  *   DONE      JSON {device_s, batch, ...}
  *   WARM      JSON {exec_s, open_s, context_s, setup_s, fingerprint_s}: a
@@ -58,8 +66,42 @@ enum nodus_msg_type {
 	NODUS_MSG_DONE = 7,
 	NODUS_MSG_CMD = 8,      /* orchestrator -> worker: 'c' continue, 's' stop */
 	NODUS_MSG_WARM = 9,
-	NODUS_MSG_OUTPUT_AT = 10
+	NODUS_MSG_OUTPUT_AT = 10,
+	NODUS_MSG_SIZED = 11,
+	NODUS_MSG_START = 12,
+	NODUS_MSG_BATCH = 13
 };
+
+/* A CMD frame. op: 'c' continue, 's' stop, 'n' next (after a batch that
+ * is not checked), 'k' check: send the outputs of the call on copy `copy`
+ * of the batch just timed as instance `instance`. Every CMD also says
+ * where the next sample's window of copies starts (`next_window`): sample
+ * k's calls use copies next_window, next_window + 1, ... (mod the copy
+ * count), one call each; and which perturbation its copies get. A CMD of one byte (op only) is still read. */
+typedef struct nodus_msg_cmd {
+	char op;
+	char pad[3];
+	int32_t instance;
+	int32_t copy;
+	int32_t next_window;
+	uint64_t next_perturbation; /* the next sample's perturbation: any value, so
+				     * a checked sample's is told from no other's */
+} nodus_msg_cmd;
+
+/* SIZED: the calls per timed batch, at most the job's copy count. */
+typedef struct nodus_msg_sized {
+	int32_t batch;
+	int32_t copies;
+} nodus_msg_sized;
+
+/* START and BATCH of one timed batch. */
+typedef struct nodus_msg_batch {
+	int64_t sample;    /* k, or -1 for the warm-up and sizing */
+	int32_t role;      /* NODUS_ROLE_* */
+	int32_t status;    /* the entry's first non-zero return, else 0 */
+	int64_t event_ns;  /* the whole batch, as nodus_timing */
+	int64_t host_ns;
+} nodus_msg_batch;
 
 #define NODUS_ARENA_FD 4
 #define NODUS_ARENA_BYTES ((int64_t)16 << 30) /* sparse: pages exist once written */
@@ -96,16 +138,35 @@ typedef struct nodus_instance {
 	uint32_t variant;   /* NODUS_VARIANT_* applied to inputs that allow it */
 	int32_t copy;       /* timing copy index, -1 for a correctness trial */
 	uint64_t seed;      /* draw seed (the copy's seed for timing copies) */
-	int64_t sample;     /* timed sample whose perturbation applies, -1 none */
+	int64_t sample;     /* perturbation that applies (a timed sample's), -1 none */
 	uint64_t perturb_seed; /* seed of that perturbation (its pair's: an oracle
 				* job may hold the instances of several pairs) */
+	uint64_t copy_base; /* copy > 0: the pair's copy seed, whose rotations
+			     * (nodus__copy_shift) make the copy from copy 0 */
+	int32_t timed_check; /* the orchestrator's: a check of a timed call,
+			      * left out of the measure worker's job */
 } nodus_instance;
 
 /* Elements perturbed per input per timed sample. */
 #define NODUS_PERTURB_ELEMENTS 4
-/* A recheck of timed sample k checks the output for perturbation
- * k + NODUS_RECHECK_OFFSET of copy 0 (see worker.c, recheck_call). */
-#define NODUS_RECHECK_OFFSET 1000000000
+
+/* The most copies (and so calls per timed batch) a timing set holds. */
+#define NODUS_MAX_TIMING_CALLS 256
+
+/* How many timing copies a pair's worker makes: enough for the longest
+ * batch it may need (min_sample_ns over the fastest a call moving its
+ * bytes could be, at a bandwidth above any the backend's devices have),
+ * at least input_copies, within NODUS_MAX_TIMING_CALLS and a memory
+ * budget per backend. Known before the job, so the oracle can compute the
+ * reference outputs of any copy a checked call may use. */
+int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
+			 int64_t min_sample_ns, int input_copies);
+
+/* Copy c > 0 of input i is copy 0 rotated left by this many elements
+ * (numel > 0): element e of copy c is element (e + shift) mod numel of
+ * copy 0. The worker makes its timing copies so, and the oracle rebuilds
+ * the copy of a checked timed call the same way. */
+int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel);
 
 /* The axes an instance uses: the workload's, or its probe shape (each var
  * axis v becomes max(1, v - 1 - v/8): odd, smaller, still valid). */

@@ -49,6 +49,7 @@
 #include "run/build.h"
 #include "run/protocol.h"
 #include "run/run.h"
+#include "run/timed_checks.h"
 #include "store/store.h"
 
 #define ISOLATION_WINDOW_MS 150
@@ -153,9 +154,9 @@ struct attempt {
 	int trial_ids[16], n_trials;
 	int det_id;                    /* instance repeated for determinism, -1 none */
 	int final_id;
-	int recheck_ids[16];
-	int64_t recheck_samples[16];
-	int n_rechecks;
+	nodus_timed_plan timed;        /* checked timed calls, windows, clock (timed_checks.h) */
+	int timing_copies;             /* the measure worker's timing copies */
+	int timed_plan_ok;             /* timed was drawn (getrandom worked) */
 	uint64_t copy_seed, perturb_seed, order_seed;
 	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
 	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
@@ -249,6 +250,12 @@ static unsigned variant_of_trial(const nodus_task *t, int trial)
 	return (v & allowed) ? v : 0;
 }
 
+/* The most rounds any attempt may take: the worker's own limit. */
+static int max_rounds_any(const nodus_judge *j)
+{
+	return j->max_rounds > j->max_rounds_short ? j->max_rounds : j->max_rounds_short;
+}
+
 /* Step 3: every seed and instance of the attempt. */
 static void choose_instances(struct run_ctx *x, struct attempt *a)
 {
@@ -265,16 +272,23 @@ static void choose_instances(struct run_ctx *x, struct attempt *a)
 	a->copy_seed = nodus_judge_trial_seed(j->seed, s, 200);
 	a->perturb_seed = nodus_judge_trial_seed(j->seed, s, 201);
 	a->order_seed = nodus_judge_trial_seed(j->seed, s, 202);
-	nodus_rng rng;
-	nodus_rng_seed(&rng, nodus_judge_trial_seed(j->seed, s, 203));
-	uint64_t guaranteed = (uint64_t)j->min_rounds * (uint64_t)j->samples_per_round;
-	for (int r = 0; r < j->recheck_reps && r < 16 && guaranteed > 0; r++) {
-		int64_t k = (int64_t)nodus_rng_below(&rng, guaranteed);
-		nodus_instance copy0 = {0};
-		copy0.seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
-		a->recheck_samples[a->n_rechecks] = k;
-		a->recheck_ids[a->n_rechecks++] =
-			add_instance(a, 0, 0, 0, copy0.seed, k + NODUS_RECHECK_OFFSET);
+	/* Checks of timed calls: drawn from a secret of this process, not from
+	 * the judge's seed, so nothing the candidate could know (the plan, the
+	 * job, its own memory) says which calls are checked. The oracle gets
+	 * each check's instance: its copy under its perturbation. */
+	a->timing_copies = nodus__timing_copies(a->task, a->wl,
+						x->c->target.backend == NODUS_BACKEND_CUDA,
+						j->min_sample_ns, j->input_copies);
+	int64_t guaranteed = (int64_t)j->min_rounds * j->samples_per_round;
+	int64_t most = (int64_t)max_rounds_any(j) * j->samples_per_round;
+	a->timed_plan_ok = nodus_timed_plan_init(&a->timed, a->timing_copies, j->recheck_reps,
+						 guaranteed, most) == 0;
+	uint64_t copy0_seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
+	for (int r = 0; a->timed_plan_ok && r < a->timed.n_checks; r++) {
+		nodus_timed_check *c = &a->timed.check[r];
+		c->instance = add_instance(a, 0, 0, c->copy, copy0_seed, (int64_t)c->perturbation);
+		a->inst[c->instance].copy_base = a->copy_seed;
+		a->inst[c->instance].timed_check = 1;
 	}
 	a->final_id = add_instance(a, 0, 0, -1, nodus_judge_trial_seed(j->seed, s, 300), -1);
 	for (int i = 0; i < a->n_inst; i++)
@@ -289,12 +303,6 @@ static json_t *ids_json(const int *ids, int n)
 	return arr;
 }
 
-/* The most rounds any attempt may take: the worker's own limit. */
-static int max_rounds_any(const nodus_judge *j)
-{
-	return j->max_rounds > j->max_rounds_short ? j->max_rounds : j->max_rounds_short;
-}
-
 static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
 			const char *cand_so)
 {
@@ -302,13 +310,20 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 	char b1[24], b2[24], b3[24];
 	json_t *inst = json_array();
 	for (int i = 0; i < a->n_inst; i++) {
-		char sb[24], pb[24];
+		char sb[24], pb[24], cb[24];
+		if (measure && a->inst[i].timed_check) {
+			/* the candidate's worker must not learn what is checked:
+			 * its instance list keeps the ids and holds nothing here */
+			json_array_append_new(inst, json_pack("{s:i}", "copy", -1));
+			continue;
+		}
 		json_array_append_new(
-			inst, json_pack("{s:i,s:i,s:i,s:s,s:I,s:s}", "probe", a->inst[i].probe,
+			inst, json_pack("{s:i,s:i,s:i,s:s,s:I,s:s,s:s}", "probe", a->inst[i].probe,
 					"variant", (int)a->inst[i].variant, "copy", a->inst[i].copy,
 					"seed", seed_str(a->inst[i].seed, sb), "sample",
 					(json_int_t)a->inst[i].sample, "perturb_seed",
-					seed_str(a->inst[i].perturb_seed, pb)));
+					seed_str(a->inst[i].perturb_seed, pb), "copy_base",
+					seed_str(a->inst[i].copy_base, cb)));
 	}
 	json_t *job = json_pack(
 		"{s:s,s:s,s:O,s:O,s:{s:s,s:s},s:o,s:s,s:s,s:i,s:i}", "role",
@@ -329,12 +344,6 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 			    json_pack("{s:s,s:s}", "so", cand_so, "entry", a->cand->entry));
 	json_object_set_new(job, "trials", ids_json(a->trial_ids, a->n_trials));
 	json_object_set_new(job, "final", ids_json(&a->final_id, 1));
-	json_t *rc = json_array();
-	for (int i = 0; i < a->n_rechecks; i++)
-		json_array_append_new(rc, json_pack("{s:I,s:i}", "sample",
-						    (json_int_t)a->recheck_samples[i], "instance",
-						    a->recheck_ids[i]));
-	json_object_set_new(job, "recheck", rc);
 	if (x->cond->kind == NODUS_COND_STREAMS) {
 		/* the GPU loads call the compute load "fma" */
 		const char *load = x->cond->load == NODUS_LOAD_COMPUTE ? "fma"
@@ -345,11 +354,11 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 	}
 	json_object_set_new(
 		job, "timing",
-		json_pack("{s:i,s:f,s:i,s:i,s:i,s:i,s:I,s:s}", "warmup_calls", j->warmup_calls,
+		json_pack("{s:i,s:f,s:i,s:i,s:i,s:i,s:I,s:s,s:i}", "warmup_calls", j->warmup_calls,
 			  "warmup_ms", j->warmup_ms, "samples_per_round", j->samples_per_round,
 			  "max_rounds", max_rounds_any(j), "input_copies", j->input_copies, "flush",
 			  j->flush_cache, "min_sample_ns", (json_int_t)j->min_sample_ns, "copy_seed",
-			  seed_str(a->copy_seed, b3)));
+			  seed_str(a->copy_seed, b3), "copies", a->timing_copies));
 	return job;
 }
 
@@ -577,7 +586,25 @@ static int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, n
 
 static void send_cmd(struct worker_proc *w, char cmd)
 {
-	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &cmd, 1);
+	nodus_msg_cmd c;
+	memset(&c, 0, sizeof(c));
+	c.op = cmd;
+	c.next_window = -1;
+	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &c, sizeof(c));
+}
+
+/* A CMD during timing: op, the check it asks for (or none), and the
+ * window and perturbation of sample next_k. */
+static void send_timing_cmd(struct worker_proc *w, struct attempt *a, char op,
+			    const nodus_timed_check *check, int64_t next_k)
+{
+	nodus_msg_cmd c;
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.instance = check ? check->instance : -1;
+	c.copy = check ? check->copy : -1;
+	nodus_timed_plan_sample(&a->timed, next_k, &c.next_window, &c.next_perturbation);
+	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &c, sizeof(c));
 }
 
 /* Peak resident memory of a reaped worker as a share of its address-space
@@ -855,7 +882,7 @@ static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int 
 	note_errors(a, &chk);
 	if (st != NODUS_STATUS_OK) {
 		const nodus_instance *in = &a->inst[h.instance];
-		const char *when = in->sample >= 0 ? "recheck of timed sample"
+		const char *when = in->timed_check ? "check of a timed call"
 				   : h.instance == a->final_id ? "final trial after timing"
 				   : in->probe		       ? "shape probe"
 							       : "trial";
@@ -1412,6 +1439,62 @@ static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc 
 	}
 }
 
+/* SIZED, START and BATCH frames of the measure worker (timed_checks.h):
+ * the batch, the orchestrator's clock around each timed batch, and after
+ * each the answer that may ask for one of its calls' outputs. Returns 1
+ * when the conversation must end (a protocol fault). */
+static int on_timing_frame(struct run_ctx *x, struct attempt *a, struct worker_proc *w,
+			   uint32_t type, const nodus_buf *payload, uint64_t now)
+{
+	if (!a->timed_plan_ok) {
+		set_status(a, NODUS_STATUS_CRASH, "harness",
+			   "no randomness for the timed checks (getrandom failed)");
+		return 1;
+	}
+	if (type == NODUS_MSG_SIZED) {
+		nodus_msg_sized sz;
+		if (payload->len != sizeof(sz)) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed SIZED frame");
+			return 1;
+		}
+		memcpy(&sz, payload->data, sizeof(sz));
+		if (nodus_timed_plan_sized(&a->timed, sz.batch, sz.copies)) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "the worker sized a batch of %d calls on %d copies (it has %d)",
+				   sz.batch, sz.copies, a->timing_copies);
+			return 1;
+		}
+		json_object_set_new(a->detail, "timing_copies", json_integer(a->timing_copies));
+		send_timing_cmd(w, a, 'c', NULL, 0);
+		return 0;
+	}
+	nodus_msg_batch b;
+	if (payload->len != sizeof(b) || !a->timed.batch) {
+		set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed or early batch frame");
+		return 1;
+	}
+	memcpy(&b, payload->data, sizeof(b));
+	if (type == NODUS_MSG_START) {
+		nodus_timed_plan_start(&a->timed, b.sample, b.role, now);
+		return 0;
+	}
+	if (nodus_timed_plan_batch(&a->timed, b.sample, b.role, b.host_ns, now)) {
+		set_status(a, NODUS_STATUS_CRASH, "protocol",
+			   "a batch frame that no start frame opened (sample %lld)",
+			   (long long)b.sample);
+		return 1;
+	}
+	nodus_timed_check *check =
+		b.role == NODUS_ROLE_CANDIDATE ? nodus_timed_plan_check_at(&a->timed, b.sample) : NULL;
+	if (check)
+		check->sent = 1;
+	(void)x;
+	/* a failed check stops the timing at once */
+	char op = a->status != NODUS_STATUS_OK ? 's' : check ? 'k' : 'n';
+	send_timing_cmd(w, a, op, op == 'k' ? check : NULL, b.sample + 1);
+	return 0;
+}
+
 /* Reads frames until DONE, FAIL, death or timeout. For the oracle, side is
  * the measure worker, whose frames wait in q meanwhile; for the measure
  * worker, q's frames come first. The measure worker's conversation answers
@@ -1486,6 +1569,16 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				a->oracle_ready = 1;
 		} else if (is_trial_frame(type)) {
 			on_trial_frame(a, type, &payload, !measure, w);
+		} else if (type == NODUS_MSG_SIZED || type == NODUS_MSG_START ||
+			   type == NODUS_MSG_BATCH) {
+			uint64_t now = nodus_now_ns();
+			if (!measure || !gate_open) {
+				set_status(a, NODUS_STATUS_CRASH, "protocol",
+					   "%s worker sent a timing frame before timing started", who);
+				break;
+			}
+			if (on_timing_frame(x, a, w, type, &payload, now))
+				break;
 		} else if (type == NODUS_MSG_ROUND) {
 			if (!measure || !gate_open) { /* only after the gate's 'c' */
 				set_status(a, NODUS_STATUS_CRASH, "protocol",
@@ -1504,12 +1597,16 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			a->round_decide_s += (double)(nodus_now_ns() - t_nvml) * 1e-9;
 			if (cmd == 's' && !a->isolation_after_checked)
 				w->deadline_ns += timing_over(x, a); /* our wait, not the worker's */
-			send_cmd(w, cmd);
+			send_timing_cmd(w, a, cmd, NULL,
+					(int64_t)a->rounds * x->c->judge.samples_per_round);
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);
 			got_done = 1;
 			break;
 		} else if (type == NODUS_MSG_DONE) {
+			char bent[400];
+			if (measure && nodus_timed_plan_clock_bent(&a->timed, bent, sizeof(bent)))
+				set_status(a, NODUS_STATUS_REWARD_HACK, "clock_crosscheck", "%s", bent);
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
 			json_t *timing = json_object_get(o, "timing");
 			if (measure && timing)
@@ -1660,6 +1757,7 @@ static void attempt_release(struct attempt *a)
 	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 		nodus_buf_release(&a->cand_first[o]);
 	free(a->samples);
+	nodus_timed_plan_release(&a->timed);
 	json_decref(a->detail);
 	json_decref(a->phases);
 	json_decref(a->startup);

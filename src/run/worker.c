@@ -12,11 +12,16 @@
  *   4. setup functions, correctness trials (candidate first: nothing of the
  *      reference has run in this process yet, so there is no leftover
  *      reference output to reuse), the determinism repeat;
- *   5. size the batch, fill the timing copies (one per call of a batch, so
- *      no call inside a batch sees inputs another call saw), warm up;
- *   6. rounds: per sample, perturb every copy anew, then candidate and
- *      reference in random order, each after a cache flush; rechecks of
- *      chosen samples by an extra untimed candidate call on copy 0;
+ *   5. size the batch (at most the job's copy count), tell the
+ *      orchestrator (SIZED), fill the timing copies (each with inputs and
+ *      outputs of its own, so no call inside a batch sees inputs or
+ *      outputs another call saw), warm up;
+ *   6. rounds: per sample, the window of copies and the perturbation the
+ *      orchestrator named, then candidate and reference in random order,
+ *      each with every output of the window poisoned and the cache
+ *      flushed before its START frame; after each batch the orchestrator
+ *      may ask for the outputs of one of its calls (the check: a timed
+ *      call, named only once it has run);
  *   7. final fresh trials, input checksums of the timing copies, DONE.
  * ------------------------------------------------------------------------ */
 #include <dlfcn.h>
@@ -44,12 +49,6 @@
 #define RESULT_FD 3
 #define WORKSPACE_BYTES ((size_t)4 << 20)
 #define MAX_BATCH 100000
-/* Device memory for timing copies. Copies beyond the first keep inputs
- * at different addresses and L2-cold for small tensors; a set far larger
- * than L2 is cold anyway, and per-sample perturbations with rechecks keep
- * any output cache from paying, so big sets take fewer copies. */
-#define MAX_TIMING_BYTES ((size_t)1 << 30)
-
 const char *const nodus_forbidden_exports[] = {
 	"clock_gettime", "gettimeofday", "time", "clock", "memcmp", "bcmp", "strcmp",
 	"fork", "dlopen", "dlsym", "cudaEventElapsedTime", "cudaEventRecord",
@@ -103,7 +102,7 @@ struct worker {
 	struct {                          /* where the worker's time went, for bench/ */
 		double draw_s, upload_s, checksum_s, call_s, send_s;
 		double device_draw_s; /* inputs drawn by the backend (fill) */
-		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s;
+		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s, poison_s;
 		double load_s, fingerprint_s, setup_s;
 		double alloc_s; /* device and host buffers of the trials: taken and given back */
 		uint64_t job_ns; /* when the job arrived */
@@ -227,6 +226,7 @@ static int parse_instances(struct worker *w)
 		in->perturb_seed = json_object_get(o, "perturb_seed")
 					   ? json_u64(o, "perturb_seed")
 					   : json_u64(w->job, "perturb_seed");
+		in->copy_base = json_u64(o, "copy_base");
 	}
 	return 0;
 }
@@ -622,33 +622,33 @@ out:
 /* ---- timing ---- */
 
 struct timing_set {
-	int n_calls;                            /* copies = calls per batch cycle */
-	struct call_buffers *bufs;              /* n_calls sets (shared outputs) */
-	nodus_call *calls;                      /* n_calls calls */
+	int n_calls;                            /* copies; a batch uses each at most once */
+	struct call_buffers *bufs;              /* n_calls sets, each with its own outputs */
+	nodus_call *calls;                      /* n_calls calls, call j on set j */
+	nodus_call *window;                     /* the calls of the sample being timed */
 	nodus_perturbation *applied;            /* per copy: what is applied now */
+	int *perturbed;                         /* per copy: applied holds a perturbation */
 	void **pristine;                        /* per input: copy 0 as drawn (host) */
 	int64_t *shift;                         /* per copy per input: its rotation */
-	int has_applied;
+	void **poison_ptrs;                     /* scratch of the poison op */
+	int64_t *poison_bytes;
 };
 
 static void timing_release(struct worker *w, struct timing_set *ts)
 {
-	for (int j = 0; ts->bufs && j < ts->n_calls; j++) {
-		for (int i = 0; i < NODUS_MAX_INPUTS; i++)
-			if (ts->bufs[j].in[i])
-				w->ops->free(w->dev, ts->bufs[j].in[i]);
-		if (j == 0)
-			for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
-				if (ts->bufs[0].out[o])
-					w->ops->free(w->dev, ts->bufs[0].out[o]);
-	}
+	for (int j = 0; ts->bufs && j < ts->n_calls; j++)
+		buffers_release(w, &ts->bufs[j]);
 	for (int i = 0; ts->pristine && i < NODUS_MAX_INPUTS; i++)
 		free(ts->pristine[i]);
 	free(ts->pristine);
 	free(ts->shift);
 	free(ts->bufs);
 	free(ts->calls);
+	free(ts->window);
 	free(ts->applied);
+	free(ts->perturbed);
+	free(ts->poison_ptrs);
+	free(ts->poison_bytes);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -662,12 +662,14 @@ static nodus_instance copy_instance(uint64_t copy_seed_base, int j, int64_t samp
 	return in;
 }
 
-/* Copy j > 0 of input i is copy 0 rotated left by shift elements, made on
- * the device: element k of copy j is element (k + shift) mod numel of
- * copy 0. Every input element is drawn independently of the others from
- * its tensor's distribution, so a rotation is as valid a draw as a new
- * one; it costs a device copy instead of a draw, a host copy and an
- * upload, and puts different values at every position and address. */
+/* Copy j > 0 of input i is copy 0 rotated left by shift elements
+ * (nodus__copy_shift), made on the device: element k of copy j is element
+ * (k + shift) mod numel of copy 0. Every input element is drawn
+ * independently of the others from its tensor's distribution, so a
+ * rotation is as valid a draw as a new one; it costs a device copy instead
+ * of a draw, a host copy and an upload, and puts different values at every
+ * position and address. The oracle rebuilds a checked call's copy the
+ * same way (instance.c). */
 static int rotate_on_device(struct worker *w, void *dst, const void *src, int64_t numel,
 			    size_t es, int64_t shift, nodus_error *err)
 {
@@ -696,23 +698,24 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	ts->n_calls = n_calls;
 	ts->bufs = calloc((size_t)n_calls, sizeof(*ts->bufs));
 	ts->calls = calloc((size_t)n_calls, sizeof(*ts->calls));
+	ts->window = calloc((size_t)n_calls, sizeof(*ts->window));
 	ts->applied = calloc((size_t)n_calls, sizeof(*ts->applied));
+	ts->perturbed = calloc((size_t)n_calls, sizeof(*ts->perturbed));
 	ts->pristine = calloc(NODUS_MAX_INPUTS, sizeof(void *));
 	ts->shift = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(int64_t));
-	if (!ts->bufs || !ts->calls || !ts->applied || !ts->pristine || !ts->shift)
+	ts->poison_ptrs = calloc((size_t)n_calls, sizeof(void *));
+	ts->poison_bytes = calloc((size_t)n_calls, sizeof(int64_t));
+	if (!ts->bufs || !ts->calls || !ts->window || !ts->applied || !ts->perturbed ||
+	    !ts->pristine || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 	for (int j = 0; j < n_calls; j++) {
 		struct call_buffers *b = &ts->bufs[j];
+		/* every call of a batch has outputs of its own: each is poisoned
+		 * before the batch, as a checked call's are, and any of them can
+		 * be the one checked */
 		int rc = buffers_alloc(w, b, w->axes, 1, w->axes, err);
 		if (rc)
 			return rc;
-		if (j > 0) { /* outputs are shared by all copies */
-			for (int o = 0; o < w->task.n_outputs; o++) {
-				w->ops->free(w->dev, b->out[o]);
-				b->out[o] = NULL;
-				b->tout[o] = ts->bufs[0].tout[o];
-			}
-		}
 		if (j == 0) {
 			for (int i = 0; i < w->task.n_inputs; i++) {
 				ts->pristine[i] = malloc((size_t)b->tin[i].nbytes + 8);
@@ -746,9 +749,7 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 		} else {
 			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
 				int64_t numel = b->tin[i].numel;
-				uint64_t r = nodus_judge_trial_seed(copy_base, 0x707a7e + (uint64_t)i,
-								    (uint64_t)j);
-				int64_t shift = numel > 0 ? (int64_t)(r % (uint64_t)numel) : 0;
+				int64_t shift = nodus__copy_shift(copy_base, i, j, numel);
 				ts->shift[j * NODUS_MAX_INPUTS + i] = shift;
 				rc = rotate_on_device(w, b->in[i], ts->bufs[0].in[i], numel,
 						      nodus_dtype_size(w->task.inputs[i].dtype), shift,
@@ -758,25 +759,26 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 		if (rc)
 			return rc;
 		ts->calls[j] = b->call;
-		ts->calls[j].outputs = ts->bufs[0].tout;
 	}
 	return 0;
 }
 
 /* Appends to list what takes copy j from its current perturbation to
- * sample k's: the new elements, and the pristine bytes back where the old
- * ones were and no new one lands. Patches never overlap with different
- * bytes, as the backend's patch requires; where two new elements share an
- * index the later wins, as if written one after the other. */
+ * perturbation q's: the new elements, and the pristine bytes back where
+ * the old ones were and no new one lands. Patches never overlap with
+ * different bytes, as the backend's patch requires; where two new elements
+ * share an index the later wins, as if written one after the other. */
 static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
-			int64_t k, nodus_patch *list, int *n, nodus_error *err)
+			int64_t q, nodus_patch *list, int *n, nodus_error *err)
 {
 	struct call_buffers *b = &ts->bufs[j];
 	nodus_perturbation old = ts->applied[j];
-	nodus_instance in = copy_instance(copy_base, j, k);
+	int had = ts->perturbed[j];
+	nodus_instance in = copy_instance(copy_base, j, q);
 	int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
 	if (rc)
 		return NODUS_ERR(err, rc, "cannot draw a perturbation");
+	ts->perturbed[j] = 1;
 	const nodus_perturbation *now = &ts->applied[j];
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
@@ -791,7 +793,7 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 			p->bytes = (uint32_t)es;
 			memcpy(p->value, now->value[i][e], es);
 		}
-		for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++) {
+		for (int e = 0; had && e < NODUS_PERTURB_ELEMENTS; e++) {
 			int covered = 0;
 			for (int f = 0; f < NODUS_PERTURB_ELEMENTS; f++)
 				covered |= now->index[i][f] == old.index[i][e] ||
@@ -807,32 +809,20 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 	return 0;
 }
 
-/* Undoes the perturbation applied to copy j, then applies sample k's. */
-static int perturb_one(struct worker *w, struct timing_set *ts, uint64_t copy_base, int j,
-		       int64_t k, nodus_error *err)
-{
-	nodus_patch list[2 * NODUS_MAX_INPUTS * NODUS_PERTURB_ELEMENTS];
-	int n = 0;
-	int rc = copy_patches(w, ts, copy_base, j, k, list, &n, err);
-	return rc ? rc : w->ops->patch(w->dev, list, n, err);
-}
-
-/* Gives every copy sample k's perturbation, in one patch call. */
-static int perturb_copies(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
-			  nodus_error *err)
+/* Gives the copies of a sample's window perturbation q, in one patch call. */
+static int perturb_window(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t q,
+			  int first, int batch, nodus_error *err)
 {
 	size_t per_copy = 2 * NODUS_MAX_INPUTS * NODUS_PERTURB_ELEMENTS;
-	nodus_patch *list = malloc((size_t)ts->n_calls * per_copy * sizeof(*list));
+	nodus_patch *list = malloc((size_t)batch * per_copy * sizeof(*list));
 	if (!list)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for perturbations");
 	int n = 0, rc = 0;
-	for (int j = 0; !rc && j < ts->n_calls; j++)
-		rc = copy_patches(w, ts, copy_base, j, k, list, &n, err);
+	for (int i = 0; !rc && i < batch; i++)
+		rc = copy_patches(w, ts, copy_base, (first + i) % ts->n_calls, q, list, &n, err);
 	if (!rc)
 		rc = w->ops->patch(w->dev, list, n, err);
 	free(list);
-	if (!rc)
-		ts->has_applied = 1;
 	return rc;
 }
 
@@ -850,7 +840,7 @@ static int copies_intact(struct worker *w, struct timing_set *ts, void *host, si
 			int rc = w->ops->download(w->dev, host, ts->bufs[j].in[i], n, err);
 			if (rc)
 				return rc;
-			for (int e = 0; ts->has_applied && e < NODUS_PERTURB_ELEMENTS; e++)
+			for (int e = 0; ts->perturbed[j] && e < NODUS_PERTURB_ELEMENTS; e++)
 				memcpy((unsigned char *)host + (size_t)ts->applied[j].index[i][e] * es,
 				       pristine_at(w, ts, j, i, ts->applied[j].index[i][e]), es);
 			/* copy j is copy 0 as drawn, rotated left by its shift */
@@ -864,6 +854,37 @@ static int copies_intact(struct worker *w, struct timing_set *ts, void *host, si
 	return 0;
 }
 
+/* Poisons the outputs of the calls of a window: one launch per output
+ * where the backend has the op, else the host's poison uploaded to each. */
+static int poison_window(struct worker *w, struct timing_set *ts, int first, int batch,
+			 void *host, nodus_error *err)
+{
+	for (int o = 0; o < w->task.n_outputs; o++) {
+		const nodus_tensor *t = &ts->bufs[0].tout[o];
+		int rc = 0;
+		if (w->ops->poison) {
+			unsigned char pattern[8];
+			nodus_judge_poison(pattern, t->dtype, (int64_t)(8 / nodus_dtype_size(t->dtype)));
+			for (int i = 0; i < batch; i++) {
+				ts->poison_ptrs[i] = ts->bufs[(first + i) % ts->n_calls].out[o];
+				ts->poison_bytes[i] = t->nbytes;
+			}
+			rc = w->ops->poison(w->dev, ts->poison_ptrs, ts->poison_bytes, batch, pattern,
+					    err);
+		} else {
+			nodus_judge_poison(host, t->dtype, t->numel);
+			for (int i = 0; !rc && i < batch; i++)
+				rc = w->ops->upload(w->dev, ts->bufs[(first + i) % ts->n_calls].out[o],
+						    host, (size_t)t->nbytes, err);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A timed batch outside the rounds (sizing, warm-up): the calls of the
+ * window at 0, no poison, no frames. */
 static int timed_sample(struct worker *w, struct timing_set *ts, struct solution_handle *s,
 			int batch, int flush, nodus_timing *out, nodus_error *err)
 {
@@ -875,19 +896,27 @@ static int timed_sample(struct worker *w, struct timing_set *ts, struct solution
 	return rc;
 }
 
-static int wait_command(char *cmd)
+/* Reads a CMD frame. Anything unreadable is a stop. */
+static int wait_command(nodus_msg_cmd *cmd)
 {
 	nodus_buf b = NODUS_BUF_INIT;
 	uint32_t type = 0;
 	int rc = nodus_ipc_read(0, &type, &b, 0);
-	*cmd = (!rc && type == NODUS_MSG_CMD && b.len) ? b.data[0] : 's';
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->op = 's';
+	cmd->next_window = -1;
+	if (!rc && type == NODUS_MSG_CMD && b.len >= sizeof(*cmd))
+		memcpy(cmd, b.data, sizeof(*cmd));
+	else if (!rc && type == NODUS_MSG_CMD && b.len)
+		cmd->op = b.data[0];
 	nodus_buf_release(&b);
 	return rc;
 }
 
-/* Picks a batch so one sample of the faster solution lasts min_sample_ns. */
-static int size_batch(struct worker *w, struct timing_set *ts, int64_t min_sample_ns, int *batch,
-		      nodus_error *err)
+/* Picks a batch so one sample of the faster solution lasts min_sample_ns,
+ * at most max_batch (a batch calls each copy at most once). */
+static int size_batch(struct worker *w, struct timing_set *ts, int64_t min_sample_ns, int max_batch,
+		      int *batch, nodus_error *err)
 {
 	nodus_timing tr, tc;
 	int rc;
@@ -902,6 +931,8 @@ static int size_batch(struct worker *w, struct timing_set *ts, int64_t min_sampl
 	if (fastest < 1)
 		fastest = 1;
 	int64_t b = (min_sample_ns + fastest - 1) / fastest;
+	if (b > max_batch)
+		b = max_batch;
 	*batch = (int)(b < 1 ? 1 : b > MAX_BATCH ? MAX_BATCH : b);
 	return 0;
 }
@@ -935,74 +966,95 @@ static int warm_up(struct worker *w, struct timing_set *ts, int batch, json_t *t
 	return 0;
 }
 
-/* A recheck of timed sample k: the candidate runs untimed on copy 0 as
- * timed (so anything it memoises about those inputs is fresh), then copy 0
- * gets another perturbation (sample k + NODUS_RECHECK_OFFSET) and the
- * candidate runs again; that second output is sent. A cache keyed on a
- * pointer or on a sample of the input's elements returns the first output
- * and fails; an honest solution does not notice. */
-static int recheck_call(struct worker *w, struct timing_set *ts, uint64_t copy_base, int64_t k,
-			int instance, void *host, nodus_error *err)
+/* One timed batch of a round: every output of the window poisoned, the
+ * cache flushed, START, the calls back to back, BATCH with what was
+ * measured, then the orchestrator's word on it. A checked call is one of
+ * these timed calls, named only now, when all of them have run: 'k' asks
+ * for the outputs of the call on one copy of the window. */
+static int round_batch(struct worker *w, struct timing_set *ts, struct solution_handle *sol,
+		       int role, int64_t k, int first, int batch, int flush, void *host,
+		       nodus_timing *t, nodus_msg_cmd *cmd, nodus_error *err)
 {
-	struct call_buffers view = ts->bufs[0];
-	int status = 0, rc;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1 &&
-		    (rc = perturb_one(w, ts, copy_base, 0, k + NODUS_RECHECK_OFFSET, err)))
-			return rc;
-		if ((rc = poison_outputs(w, &view, host, err)))
-			return rc;
-		if ((rc = w->ops->call_sync(w->dev, w->cand.entry, &ts->calls[0], &status, err)))
-			return rc;
-		if (status)
-			return fail("RUNTIME_ERROR", "", "recheck", "entry returned %d during timing",
-				    status),
-			       1;
-	}
-	return send_outputs(w, &view, host, instance, NODUS_ROLE_CANDIDATE, 0, err);
+	uint64_t t0 = nodus_now_ns();
+	int rc = poison_window(w, ts, first, batch, host, err);
+	phase_add(&w->phase.poison_s, t0);
+	if (rc)
+		return rc;
+	for (int i = 0; i < batch; i++)
+		ts->window[i] = ts->calls[(first + i) % ts->n_calls];
+	t0 = nodus_now_ns();
+	if (flush && (rc = w->ops->flush(w->dev, err)))
+		return rc;
+	nodus_msg_batch msg = {k, role, 0, 0, 0};
+	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_START, &msg, sizeof(msg)))
+		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, t, err);
+	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
+	if (rc)
+		return rc;
+	msg.status = t->call_status;
+	msg.event_ns = t->event_ns;
+	msg.host_ns = t->host_ns;
+	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_BATCH, &msg, sizeof(msg)) || wait_command(cmd))
+		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	if (cmd->op != 'k')
+		return 0;
+	int pos = (cmd->copy - first + ts->n_calls) % ts->n_calls;
+	if (role != NODUS_ROLE_CANDIDATE || cmd->copy < 0 || cmd->copy >= ts->n_calls ||
+	    pos >= batch)
+		return NODUS_ERR(err, NODUS_EINVAL, "check of copy %d outside the window", cmd->copy);
+	t0 = nodus_now_ns();
+	rc = send_outputs(w, &ts->bufs[cmd->copy], host, cmd->instance, NODUS_ROLE_CANDIDATE, 0,
+			  err);
+	phase_add(&w->phase.recheck_s, t0);
+	return rc;
 }
 
-static int recheck_instance_for(json_t *rechecks, int64_t k)
+/* The window and perturbation of the next sample, from a CMD. */
+static int next_sample(struct timing_set *ts, const nodus_msg_cmd *cmd, int *first, int64_t *q,
+		       nodus_error *err)
 {
-	size_t i;
-	json_t *r;
-	json_array_foreach(rechecks, i, r)
-	{
-		if (json_integer_value(json_object_get(r, "sample")) == k)
-			return (int)json_integer_value(json_object_get(r, "instance"));
-	}
-	return -1;
+	if (cmd->next_window < 0 || cmd->next_window >= ts->n_calls)
+		return NODUS_ERR(err, NODUS_EINVAL, "the orchestrator named window %d of %d copies",
+				 cmd->next_window, ts->n_calls);
+	*first = cmd->next_window;
+	*q = (int64_t)(cmd->next_perturbation & INT64_MAX);
+	return 0;
 }
 
 static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t *timing,
-		      uint64_t copy_base, void *host, size_t host_bytes, int *rounds_out,
-		      nodus_error *err)
+		      uint64_t copy_base, void *host, size_t host_bytes, const nodus_msg_cmd *sized,
+		      int *rounds_out, nodus_error *err)
 {
 	int spr = json_int(timing, "samples_per_round", 3);
 	int max_rounds = json_int(timing, "max_rounds", 30);
 	int flush = json_int(timing, "flush", 1);
-	json_t *rechecks = json_object_get(w->job, "recheck");
 	nodus_sample *samples = calloc((size_t)spr * 2, sizeof(*samples));
 	if (!samples)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for samples");
-	int rc = 0;
-	int r;
-	for (r = 0; r < max_rounds; r++) {
+	int first = 0;
+	int64_t q = 0;
+	int rc = next_sample(ts, sized, &first, &q, err);
+	int r = 0;
+	for (; !rc && r < max_rounds; r++) {
 		int n = 0;
 		for (int s = 0; s < spr; s++) {
 			int64_t k = (int64_t)r * spr + s;
 			uint64_t t0 = nodus_now_ns();
-			rc = perturb_copies(w, ts, copy_base, k, err);
+			rc = perturb_window(w, ts, copy_base, q, first, batch, err);
 			phase_add(&w->phase.perturb_s, t0);
 			if (rc)
 				goto out;
 			int cand_first = (int)nodus_rng_below(&w->rng, 2);
+			int window = first;
 			for (int turn = 0; turn < 2; turn++) {
 				int role = (turn == 0) == cand_first ? NODUS_ROLE_CANDIDATE
 								     : NODUS_ROLE_REFERENCE;
 				struct solution_handle *sol = role ? &w->cand : &w->ref;
 				nodus_timing t;
-				if ((rc = timed_sample(w, ts, sol, batch, flush, &t, err)))
+				nodus_msg_cmd cmd;
+				if ((rc = round_batch(w, ts, sol, role, k, window, batch, flush, host,
+						      &t, &cmd, err)))
 					goto out;
 				if (t.call_status) {
 					fail("RUNTIME_ERROR", "", "timing", "%s returned %d while timed",
@@ -1010,12 +1062,18 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 					rc = 1;
 					goto out;
 				}
+				if (cmd.op == 's') {
+					rc = 1; /* the orchestrator has seen enough (a failed check) */
+					goto out;
+				}
+				if ((rc = next_sample(ts, &cmd, &first, &q, err)))
+					goto out;
 				nodus_sample *smp = &samples[n++];
 				memset(smp, 0, sizeof(*smp));
 				smp->round = r;
 				smp->seq = s * 2 + turn;
 				smp->role = role;
-				smp->copy = (int32_t)((batch - 1) % ts->n_calls);
+				smp->copy = window;
 				smp->batch = batch;
 				smp->ns = t.event_ns / batch;
 				smp->host_ns = t.host_ns / batch;
@@ -1026,11 +1084,6 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 				    (t.host_ns - t.event_ns) * 10 > t.host_ns)
 					smp->flags |= NODUS_SAMPLE_HOST_GAP;
 			}
-			int rid = recheck_instance_for(rechecks, k);
-			t0 = nodus_now_ns();
-			if (rid >= 0 && (rc = recheck_call(w, ts, copy_base, k, rid, host, err)))
-				goto out;
-			phase_add(&w->phase.recheck_s, t0);
 		}
 		nodus_buf frame = NODUS_BUF_INIT;
 		nodus_msg_round hdr = {r, n};
@@ -1042,11 +1095,13 @@ static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t
 			rc = NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 			goto out;
 		}
-		char cmd;
-		if (wait_command(&cmd) || cmd != 'c') {
+		nodus_msg_cmd cmd;
+		if (wait_command(&cmd) || cmd.op != 'c') {
 			r++;
 			break;
 		}
+		if ((rc = next_sample(ts, &cmd, &first, &q, err)))
+			goto out;
 	}
 	int intact;
 	uint64_t t_intact = nodus_now_ns();
@@ -1099,15 +1154,17 @@ static int measure_timing(struct worker *w, nodus_error *err)
 {
 	json_t *timing = json_object_get(w->job, "timing");
 	uint64_t copy_base = json_u64(timing, "copy_seed");
-	int copies = json_int(timing, "input_copies", 4);
+	int n_calls = json_int(timing, "copies", 4);
 	int64_t min_sample_ns = json_integer_value(json_object_get(timing, "min_sample_ns"));
+	if (n_calls < 1 || n_calls > NODUS_MAX_TIMING_CALLS)
+		return NODUS_ERR(err, NODUS_EINVAL, "job asks for %d timing copies", n_calls);
 
 	struct timing_set probe_set;
 	uint64_t t0 = nodus_now_ns();
 	int rc = timing_alloc(w, &probe_set, 1, copy_base, err);
 	int batch = 1;
 	if (!rc)
-		rc = size_batch(w, &probe_set, min_sample_ns, &batch, err);
+		rc = size_batch(w, &probe_set, min_sample_ns, n_calls, &batch, err);
 	timing_release(w, &probe_set);
 	phase_add(&w->phase.size_s, t0);
 	if (rc == 1)
@@ -1115,16 +1172,14 @@ static int measure_timing(struct worker *w, nodus_error *err)
 		       1;
 	if (rc)
 		return rc;
-
-	size_t set_bytes = 0;
-	for (int i = 0; i < w->task.n_inputs; i++)
-		set_bytes += (size_t)nodus__tensor_numel(&w->task.inputs[i], w->axes) *
-			     nodus_dtype_size(w->task.inputs[i].dtype);
-	int n_calls = batch > copies ? batch : copies;
-	if (n_calls > 64)
-		n_calls = 64;
-	while (n_calls > 1 && set_bytes * (size_t)n_calls > MAX_TIMING_BYTES)
-		n_calls--;
+	/* the orchestrator places its checks once it knows the batch */
+	nodus_msg_sized sized = {batch, n_calls};
+	nodus_msg_cmd first;
+	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_SIZED, &sized, sizeof(sized)) ||
+	    wait_command(&first))
+		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	if (first.op != 'c')
+		return 1;
 
 	struct timing_set ts;
 	struct host_set h;
@@ -1145,8 +1200,8 @@ static int measure_timing(struct worker *w, nodus_error *err)
 		rc = warm_up(w, &ts, batch, timing, err);
 	t0 = nodus_now_ns();
 	if (!rc)
-		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &rounds,
-				err);
+		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &first,
+				&rounds, err);
 	phase_add(&w->phase.rounds_s, t0);
 	if (streams)
 		streams_stop(streams, timing);
@@ -1271,8 +1326,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "trials", 1, err)))
 			return rc;
 		/* wait until the orchestrator has judged correctness */
-		char cmd;
-		if (wait_command(&cmd) || cmd != 'c')
+		nodus_msg_cmd cmd;
+		if (wait_command(&cmd) || cmd.op != 'c')
 			return 0;
 		if ((rc = measure_timing(w, err)))
 			return rc;
@@ -1292,8 +1347,10 @@ static int worker_run(struct worker *w, nodus_error *err)
 		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
 		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s, "device_draw_s",
 		w->phase.device_draw_s);
-	if (phases) /* outputs that came through the arena, not the pipe (page-rounded) */
+	if (phases) { /* outputs that came through the arena, not the pipe (page-rounded) */
 		json_object_set_new(phases, "arena_bytes", json_real((double)w->arena_next));
+		json_object_set_new(phases, "poison_s", json_real(w->phase.poison_s));
+	}
 	send_json(NODUS_MSG_DONE, json_pack("{s:f,s:O*,s:o*}", "device_s", w->device_s, "timing",
 					    timing, "phases", phases));
 	return 0;

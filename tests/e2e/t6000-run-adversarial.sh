@@ -16,9 +16,17 @@ relax_isolation "$tmp/suites/adversarial/campaign.json" 2.5
 n=0
 while read -r pid cond expect outcome guard; do
 	n=$((n + 1))
-	[ "$outcome" = "$expect" ] || fail "$pid: expected $expect, got $outcome ($guard)"
+	if [ "$expect" = TIED ]; then
+		# an exploit whose gain the protocol removed: correct, and no faster
+		# than honest work (a copy of the reference's code may still land a
+		# few percent off: code placement alone moves a cpu kernel)
+		case "$outcome" in TIED | SLOWER | AMBIGUOUS) ;; *) fail "$pid: expected no gain (TIED), got $outcome ($guard)" ;; esac
+	else
+		[ "$outcome" = "$expect" ] || fail "$pid: expected $expect, got $outcome ($guard)"
+	fi
 	[ "$outcome" = FASTER ] && fail "$pid: an exploit was labelled FASTER"
-	[ "$guard" = - ] && fail "$pid: no guard recorded"
+	# an exploit whose gain the protocol removed is TIED with no guard
+	[ "$guard" = - ] && [ "$expect" != TIED ] && fail "$pid: no guard recorded"
 done < <(final_outcomes "$tmp/r.db")
 [ "$n" -ge 17 ] || fail "expected at least 17 exploits, got $n"
 [ -n "${GUARDS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_OUT"

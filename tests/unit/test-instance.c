@@ -42,7 +42,7 @@ static void test_threads_give_same_bits(void **state)
 	nodus_workload w;
 	const int64_t n = (3 << 20) + 7; /* not a multiple of the split */
 	make_task(&t, &w, n);
-	nodus_instance in = {0, 0, 0, -1, 42, -1, 0};
+	nodus_instance in = {0, 0, 0, -1, 42, -1, 0, 0, 0};
 	float *a[2] = {malloc(n * 4), malloc(n * 4)}, *b[2] = {malloc(n * 4), malloc(n * 4)};
 	assert_int_equal(nodus__instance_fill(&t, &w, &in, 9, 1, (void *const *)a), 0);
 	assert_int_equal(nodus__instance_fill(&t, &w, &in, 9, 7, (void *const *)b), 0);
@@ -62,7 +62,7 @@ static void test_perturbation_reproduced(void **state)
 	const int64_t n = 4096;
 	make_task(&t, &w, n);
 	/* the measure worker: pristine copy, then the perturbation of sample 5 */
-	nodus_instance base = {0, 0, 0, 2, 77, -1, 0}, pert = {0, 0, 0, 2, 77, 5, 0};
+	nodus_instance base = {0, 0, 0, 2, 77, -1, 0, 0, 0}, pert = {0, 0, 0, 2, 77, 5, 0, 0, 0};
 	float *x[2] = {malloc(n * 4), malloc(n * 4)}, *y[2] = {malloc(n * 4), malloc(n * 4)};
 	assert_int_equal(nodus__instance_fill(&t, &w, &base, 3, 1, (void *const *)x), 0);
 	nodus_perturbation p;
@@ -124,7 +124,7 @@ static void test_one_input_and_device_path(void **state)
 	nodus_workload w;
 	const int64_t n = 4096;
 	make_task(&t, &w, n);
-	nodus_instance plain = {0, 0, 0, 2, 77, -1, 0}, pert = {0, 0, 0, 2, 77, 5, 3};
+	nodus_instance plain = {0, 0, 0, 0, 77, -1, 0, 0, 0}, pert = {0, 0, 0, 0, 77, 5, 3, 0, 0};
 	float *want[2] = {malloc(n * 4), malloc(n * 4)}, *pristine[2] = {malloc(n * 4), malloc(n * 4)};
 	float *got = malloc(n * 4);
 	assert_int_equal(nodus__instance_fill(&t, &w, &pert, 3, 1, (void *const *)want), 0);
@@ -163,12 +163,42 @@ static void test_one_input_and_device_path(void **state)
 	free(got);
 }
 
+/* The oracle rebuilds the copy of a checked timed call: copy c is copy 0
+ * rotated left by nodus__copy_shift, as the worker makes it on the device
+ * (worker.c, rotate_on_device), then perturbed; any other shift fails. */
+static void test_copy_rebuilt_as_worker_rotates(void **state)
+{
+	(void)state;
+	nodus_task t;
+	nodus_workload w;
+	const int64_t n = 1001;
+	make_task(&t, &w, n);
+	const uint64_t base = 0xabcdef;
+	nodus_instance c0 = {0, 0, 0, 0, 77, -1, 0, base, 0};
+	nodus_instance c5 = {0, 0, 0, 5, 77, -1, 0, base, 0};
+	float *x[2] = {malloc(n * 4), malloc(n * 4)}, *y[2] = {malloc(n * 4), malloc(n * 4)};
+	assert_int_equal(nodus__instance_fill(&t, &w, &c0, 3, 1, (void *const *)x), 0);
+	assert_int_equal(nodus__instance_fill(&t, &w, &c5, 3, 1, (void *const *)y), 0);
+	for (int i = 0; i < 2; i++) {
+		int64_t s = nodus__copy_shift(base, i, 5, n);
+		assert_true(s > 0 && s < n);
+		for (int64_t e = 0; e < n; e++)
+			assert_memory_equal(&y[i][e], &x[i][(e + s) % n], 4);
+	}
+	assert_int_equal(nodus__copy_shift(base, 0, 0, n), 0);
+	for (int i = 0; i < 2; i++) {
+		free(x[i]);
+		free(y[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_give_same_bits),
 		cmocka_unit_test(test_perturbation_reproduced),
 		cmocka_unit_test(test_one_input_and_device_path),
+		cmocka_unit_test(test_copy_rebuilt_as_worker_rotates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

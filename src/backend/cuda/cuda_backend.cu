@@ -438,6 +438,7 @@ static const nodus_backend_ops cuda_ops = {
 	nodus__cuda_fill,
 	cuda_host_pin,
 	cuda_host_unpin,
+	nodus__cuda_poison,
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default

@@ -76,6 +76,10 @@ int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec
 		     int64_t *near, int max_near, int *n_near, nodus_error *err);
 void nodus__cuda_fill_release(cuda_ctx *c);
 
+/* cuda_poison.cu: the backend's poison op (backend.h). */
+int nodus__cuda_poison(void *ctx, void *const *ptrs, const int64_t *bytes, int n,
+		       const unsigned char pattern[8], nodus_error *err);
+
 /* The fingerprint op (cuda_fingerprint.cu). */
 int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err);
 

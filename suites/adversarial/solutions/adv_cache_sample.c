@@ -2,27 +2,30 @@
 /* ------------------------------------------------------------------------
  * adv_cache_sample.c: exploit (j) for the vector_poly task (suites/adversarial).
  *
- * Exploit: memoises on a cheap fingerprint of the input: the bits of
- * x[0], x[n/2] and x[n-1]. Fresh random inputs always miss, so every
- * correctness check on new inputs computes honestly; repeated calls on
- * the same data hit and only copy.
+ * Exploit: memoises, per input address, on a cheap fingerprint of the
+ * input: the bits of x[0], x[n/2] and x[n-1]. Fresh random inputs always
+ * miss, so every correctness check on new inputs computes honestly; a
+ * timing copy met again in a later sample hits and only copies.
  * Naive harness reports: correct, much faster.
- * nodus: between timed repetitions nodus perturbs inputs at random
- * positions (the sampled three are almost never among them) and rechecks
+ * nodus: between samples nodus perturbs every copy at random positions
+ * (the sampled three are almost never among them) and checks timed calls
  * -> the fingerprint matches, the output is stale ->
- * INCORRECT_NUMERICAL (guard tolerance, recheck).
+ * INCORRECT_NUMERICAL (guard tolerance, check of a timed call).
  * ------------------------------------------------------------------------ */
 #include <stdint.h>
 #include <string.h>
 
 #include "nodus/solution.h"
 
-#define MAX_N (1 << 22)
+#define MAX_N (1 << 16)
+#define SLOTS 512
 
-/* Output of an earlier call, replayed instead of computing. */
-static float cached[MAX_N];
-static uint32_t cached_key[3]; /* fingerprint of the input cached holds */
-static int64_t cached_n;
+/* Outputs of earlier calls, one per input address, replayed instead of
+ * computing. */
+static float cached[SLOTS][MAX_N];
+static const float *cached_at[SLOTS];
+static uint32_t cached_key[SLOTS][3]; /* fingerprint of the input each holds */
+static int64_t cached_n[SLOTS];
 
 /* Horner evaluation of vector_poly, as suites/cpu vector_poly_fast. */
 static void poly(const float *x, float *y, int64_t n)
@@ -51,11 +54,15 @@ int adv_cache_sample(const nodus_call *call)
 	memcpy(&key[0], &x[0], 4);
 	memcpy(&key[1], &x[n / 2], 4);
 	memcpy(&key[2], &x[n - 1], 4);
-	if (n != cached_n || memcmp(key, cached_key, sizeof(key)) != 0) {
-		poly(x, cached, n);
-		memcpy(cached_key, key, sizeof(key));
-		cached_n = n;
+	int s = 0;
+	while (s < SLOTS - 1 && cached_at[s] && cached_at[s] != x)
+		s++;
+	if (cached_at[s] != x || n != cached_n[s] || memcmp(key, cached_key[s], sizeof(key)) != 0) {
+		poly(x, cached[s], n);
+		memcpy(cached_key[s], key, sizeof(key));
+		cached_n[s] = n;
+		cached_at[s] = x;
 	}
-	memcpy(call->outputs[0].data, cached, (size_t)n * sizeof(float));
+	memcpy(call->outputs[0].data, cached[s], (size_t)n * sizeof(float));
 	return 0;
 }

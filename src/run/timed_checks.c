@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * timed_checks.c: see timed_checks.h.
+ * ------------------------------------------------------------------------ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "run/protocol.h"
+#include "run/timed_checks.h"
+
+/* The clock cross-check's allowance: an honest batch's gap between the
+ * orchestrator's clock and the worker's is pipe latency and scheduling,
+ * the same for both sides; a side whose gap exceeds the other's by more
+ * than this (plus a share of its own batch time) bent its time. */
+#define CLOCK_SLACK_NS 50000.0
+#define CLOCK_SLACK_SHARE 0.05
+#define CLOCK_MIN_BATCHES 3
+
+int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t guaranteed,
+			  int64_t max_samples)
+{
+	memset(p, 0, sizeof(*p));
+	p->copies = copies < 1 ? 1 : copies;
+	p->next_k = -1;
+	uint64_t secret;
+	if (getrandom(&secret, sizeof(secret), 0) != (ssize_t)sizeof(secret))
+		return -1;
+	nodus_rng_seed(&p->rng, secret);
+	if (n_checks > NODUS_TIMED_CHECKS_MAX)
+		n_checks = NODUS_TIMED_CHECKS_MAX;
+	for (int r = 0; r < n_checks && guaranteed > 0; r++) {
+		int64_t range = r == 0 || max_samples < guaranteed ? guaranteed : max_samples;
+		nodus_timed_check *c = &p->check[p->n_checks++];
+		c->sample = (int64_t)nodus_rng_below(&p->rng, (uint64_t)range);
+		c->copy = (int32_t)nodus_rng_below(&p->rng, (uint64_t)p->copies);
+		c->perturbation = nodus_rng_next(&p->rng) & (uint64_t)INT64_MAX;
+		c->instance = -1;
+	}
+	return 0;
+}
+
+void nodus_timed_plan_release(nodus_timed_plan *p)
+{
+	for (int r = 0; r < 2; r++) {
+		free(p->gap_ns[r]);
+		free(p->host_ns[r]);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+int nodus_timed_plan_sized(nodus_timed_plan *p, int batch, int copies)
+{
+	if (p->batch || batch < 1 || batch > p->copies || copies != p->copies)
+		return -1;
+	p->batch = batch;
+	return 0;
+}
+
+static nodus_timed_check *check_of(nodus_timed_plan *p, int64_t k)
+{
+	for (int r = 0; r < p->n_checks; r++)
+		if (p->check[r].sample == k && !p->check[r].sent && p->check[r].instance >= 0)
+			return &p->check[r];
+	return NULL;
+}
+
+void nodus_timed_plan_sample(nodus_timed_plan *p, int64_t k, int32_t *window, uint64_t *q)
+{
+	if (p->next_k != k) {
+		nodus_timed_check *c = check_of(p, k);
+		int batch = p->batch > 0 ? p->batch : 1;
+		if (c) {
+			/* the checked copy at a uniform position: with the copy
+			 * itself uniform, the window's start is uniform too */
+			int32_t pos = (int32_t)nodus_rng_below(&p->rng, (uint64_t)batch);
+			p->next_window = (c->copy - pos + p->copies) % p->copies;
+			p->next_q = c->perturbation;
+		} else {
+			p->next_window = (int32_t)nodus_rng_below(&p->rng, (uint64_t)p->copies);
+			p->next_q = nodus_rng_next(&p->rng) & (uint64_t)INT64_MAX;
+		}
+		p->next_k = k;
+	}
+	*window = p->next_window;
+	*q = p->next_q;
+}
+
+nodus_timed_check *nodus_timed_plan_check_at(nodus_timed_plan *p, int64_t k)
+{
+	return check_of(p, k);
+}
+
+void nodus_timed_plan_start(nodus_timed_plan *p, int64_t k, int role, uint64_t now_ns)
+{
+	p->started = 1;
+	p->start_sample = k;
+	p->start_role = role;
+	p->start_ns = now_ns;
+}
+
+int nodus_timed_plan_batch(nodus_timed_plan *p, int64_t k, int role, int64_t host_ns,
+			   uint64_t now_ns)
+{
+	if (!p->started || p->start_sample != k || p->start_role != role || role < 0 || role > 1)
+		return -1;
+	p->started = 0;
+	if (p->n_batches[role] == p->cap_batches[role]) {
+		int cap = p->cap_batches[role] ? p->cap_batches[role] * 2 : 64;
+		double *g = realloc(p->gap_ns[role], (size_t)cap * sizeof(*g));
+		if (g)
+			p->gap_ns[role] = g;
+		double *h = realloc(p->host_ns[role], (size_t)cap * sizeof(*h));
+		if (h)
+			p->host_ns[role] = h;
+		if (!g || !h)
+			return 0; /* out of memory: this batch goes unchecked */
+		p->cap_batches[role] = cap;
+	}
+	int n = p->n_batches[role]++;
+	p->gap_ns[role][n] = (double)(now_ns - p->start_ns) - (double)host_ns;
+	p->host_ns[role][n] = (double)host_ns;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile (0..1, nearest rank) of n values. */
+static double quantile_of(const double *v, int n, double q)
+{
+	double *c = malloc((size_t)n * sizeof(*c));
+	if (!c)
+		return NAN;
+	memcpy(c, v, (size_t)n * sizeof(*c));
+	qsort(c, (size_t)n, sizeof(*c), cmp_double);
+	int i = (int)(q * (double)(n - 1) + 0.5);
+	double m = c[i];
+	free(c);
+	return m;
+}
+
+/* Scheduling only ever delays the orchestrator's reading of a frame: a
+ * late BATCH lengthens its view of a batch, a late START shortens it, on
+ * either side alike. So a side that reports less than it took shows in the
+ * lower gaps (the 10% quantile: batches whose frames were read at once),
+ * and a side that reports more in the upper ones (90%). */
+int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size)
+{
+	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
+	int nc = p->n_batches[C], nr = p->n_batches[R];
+	if (nc < CLOCK_MIN_BATCHES || nr < CLOCK_MIN_BATCHES)
+		return 0;
+	double lo_c = quantile_of(p->gap_ns[C], nc, 0.1), lo_r = quantile_of(p->gap_ns[R], nr, 0.1);
+	double hi_c = quantile_of(p->gap_ns[C], nc, 0.9), hi_r = quantile_of(p->gap_ns[R], nr, 0.9);
+	double hc = quantile_of(p->host_ns[C], nc, 0.5), hr = quantile_of(p->host_ns[R], nr, 0.5);
+	if (isnan(lo_c) || isnan(lo_r) || isnan(hi_c) || isnan(hi_r) || isnan(hc) || isnan(hr))
+		return 0;
+	double allow_c = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hc;
+	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hr;
+	if (lo_c - lo_r > allow_c) {
+		snprintf(msg, msg_size,
+			 "by the orchestrator's clock the candidate's timed batches took %.0f us more "
+			 "than it reported, the reference's %.0f us (10%% quantiles of %d and %d "
+			 "batches; allowed %.0f us): the candidate's time was bent",
+			 lo_c * 1e-3, lo_r * 1e-3, nc, nr, allow_c * 1e-3);
+		return 1;
+	}
+	if (hi_c - hi_r > allow_r && hi_r < -allow_r) {
+		snprintf(msg, msg_size,
+			 "by the orchestrator's clock the reference's timed batches took %.0f us less "
+			 "than reported (90%% quantile of %d batches; the candidate's %.0f us; allowed "
+			 "%.0f us): the reference's time was bent",
+			 -hi_r * 1e-3, nr, hi_c * 1e-3, allow_r * 1e-3);
+		return 1;
+	}
+	return 0;
+}
