@@ -145,38 +145,36 @@ static double quantile_of(const double *v, int n, double q)
 	return m;
 }
 
-/* Scheduling only ever delays the orchestrator's reading of a frame: a
+/* Scheduling delays the orchestrator's reading of a frame now and then: a
  * late BATCH lengthens its view of a batch, a late START shortens it, on
- * either side alike. So a side that reports less than it took shows in the
- * lower gaps (the 10% quantile: batches whose frames were read at once),
- * and a side that reports more in the upper ones (90%). */
+ * either side alike; the medians of the gaps of the two sides stay close.
+ * A side that reports less than it took moves its whole distribution. */
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size)
 {
 	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
 	int nc = p->n_batches[C], nr = p->n_batches[R];
 	if (nc < CLOCK_MIN_BATCHES || nr < CLOCK_MIN_BATCHES)
 		return 0;
-	double lo_c = quantile_of(p->gap_ns[C], nc, 0.1), lo_r = quantile_of(p->gap_ns[R], nr, 0.1);
-	double hi_c = quantile_of(p->gap_ns[C], nc, 0.9), hi_r = quantile_of(p->gap_ns[R], nr, 0.9);
+	double gc = quantile_of(p->gap_ns[C], nc, 0.5), gr = quantile_of(p->gap_ns[R], nr, 0.5);
 	double hc = quantile_of(p->host_ns[C], nc, 0.5), hr = quantile_of(p->host_ns[R], nr, 0.5);
-	if (isnan(lo_c) || isnan(lo_r) || isnan(hi_c) || isnan(hi_r) || isnan(hc) || isnan(hr))
+	if (isnan(gc) || isnan(gr) || isnan(hc) || isnan(hr))
 		return 0;
 	double allow_c = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hc;
 	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hr;
-	if (lo_c - lo_r > allow_c) {
+	if (gc - gr > allow_c) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the candidate's timed batches took %.0f us more "
-			 "than it reported, the reference's %.0f us (10%% quantiles of %d and %d "
-			 "batches; allowed %.0f us): the candidate's time was bent",
-			 lo_c * 1e-3, lo_r * 1e-3, nc, nr, allow_c * 1e-3);
+			 "than it reported, the reference's %.0f us (medians of %d and %d batches; "
+			 "allowed %.0f us): the candidate's time was bent",
+			 gc * 1e-3, gr * 1e-3, nc, nr, allow_c * 1e-3);
 		return 1;
 	}
-	if (hi_c - hi_r > allow_r && hi_r < -allow_r) {
+	if (gr < -allow_r && gc - gr > allow_r) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the reference's timed batches took %.0f us less "
-			 "than reported (90%% quantile of %d batches; the candidate's %.0f us; allowed "
+			 "than reported (median of %d batches; the candidate's gap %.0f us; allowed "
 			 "%.0f us): the reference's time was bent",
-			 -hi_r * 1e-3, nr, hi_c * 1e-3, allow_r * 1e-3);
+			 -gr * 1e-3, nr, gc * 1e-3, allow_r * 1e-3);
 		return 1;
 	}
 	return 0;
