@@ -19,6 +19,9 @@ small_campaign "$tmp/suites" rmsnorm >/dev/null
 # the machine's own load refuses nothing (2 cores at most here): every
 # NOT_ISOLATED below is the forced one
 relax_isolation "$tmp/suites/cpu/campaign.json" 1000
+# nor does it make a pair TIMEOUT (the sanitizer build on a loaded machine
+# takes minutes per pair): the retries below are the forced ones alone
+set_judge "$tmp/suites/cpu/campaign.json" timeout_s 900
 "$NODUS" plan "$tmp/suites/cpu/campaign.json" -o "$tmp/plan.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 lead=rmsnorm_256x1024/rmsnorm_fast/rmsnorm_ref
 follower=rmsnorm_256x1024/rmsnorm_equiv/rmsnorm_ref
