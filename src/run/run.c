@@ -121,7 +121,7 @@ struct run_ctx {
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
 	int spares_during_timing;
-	/* NODUS_TEST_NOT_ISOLATED_ONCE (tests only, docs/sandbox.md): pair
+	/* NODUS_TEST_NOT_ISOLATED_ONCE (tests only, docs/protocol.md): pair
 	 * ids, comma-separated, whose first attempt is refused at its
 	 * isolation_before check as if the machine were busy */
 	const char *test_not_isolated_once;
