@@ -122,6 +122,10 @@ struct run_ctx {
 	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
 	 * against the quiet schedule; every record says which one it had */
 	int spares_during_timing;
+	/* NODUS_TEST_NOT_ISOLATED_ONCE (tests only, docs/protocol.md): pair
+	 * ids, comma-separated, whose first attempt is refused at its
+	 * isolation_before check as if the machine were busy */
+	const char *test_not_isolated_once;
 };
 
 /* An output held by the orchestrator: the frame that brought it through
@@ -1213,6 +1217,7 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 
 static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
 			   int *ok);
+static int test_refuses_isolation(struct run_ctx *x, struct attempt *a);
 
 static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 {
@@ -1527,6 +1532,8 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			spares_wait_warm(x);
 			int ok;
 			isolation_check(x, "isolation_before", 1, a->detail, &ok);
+			if (ok && test_refuses_isolation(x, a))
+				ok = 0;
 			uint64_t waited = nodus_now_ns() - t_quiet;
 			phase_since(a, "quiesce_s", t_quiet);
 			w->deadline_ns += waited; /* the harness's wait, not the worker's time */
@@ -1695,6 +1702,30 @@ static void gpu_isolation(struct run_ctx *x, const char *when, int own_alive, js
 			    json_pack("{s:i,s:i,s:s,s:s}", "other_processes", others, "own_allowed",
 				      own, "clocks_event_reasons", names, "why", why));
 	*ok = isolated;
+}
+
+/* NODUS_TEST_NOT_ISOLATED_ONCE: 1 when a's pair is listed and this is its
+ * first attempt, so that a test can retry an attempt deterministically
+ * (an oracle group's leader, say) on a machine of any load. It can only
+ * refuse a pair, never accept one, and the record says it was forced. */
+static int test_refuses_isolation(struct run_ctx *x, struct attempt *a)
+{
+	const char *list = x->test_not_isolated_once;
+	size_t n = strlen(a->pair->id);
+	if (!list || a->attempt != 1 || x->cond->kind != NODUS_COND_ISOLATED)
+		return 0;
+	for (const char *p = list; (p = strstr(p, a->pair->id)); p += n) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) {
+			json_t *before = json_object_get(a->detail, "isolation_before");
+			if (!before)
+				json_object_set_new(a->detail, "isolation_before",
+						    before = json_object());
+			json_object_set_new(before, "forced_by",
+					    json_string("NODUS_TEST_NOT_ISOLATED_ONCE"));
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* own_alive: 1 while this attempt's measure worker lives (it is idle
@@ -1903,8 +1934,11 @@ static void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double 
 	json_array_append_new(pairs, json_string(a->pair->id));
 	for (int k = 0; k < a->n_followers; k++)
 		json_array_append_new(pairs, json_string(a->follower[k]->pair->id));
-	json_t *group = json_pack("{s:s,s:o,s:i,s:f}", "leader", a->pair->id, "pairs", pairs,
-				  "instances", a->n_inst, "oracle_s", oracle_s);
+	/* the leader's attempt names its record: a leader retried (say
+	 * NOT_ISOLATED) ends in a later record that need not lead this group */
+	json_t *group = json_pack("{s:s,s:i,s:o,s:i,s:f}", "leader", a->pair->id,
+				  "leader_attempt", a->attempt, "pairs", pairs, "instances",
+				  a->n_inst, "oracle_s", oracle_s);
 	for (int k = 0; k < a->n_followers; k++) {
 		struct attempt *f = a->follower[k];
 		int off = a->follower_first[k];
@@ -2348,6 +2382,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 				 "(spares start during timing) or 0 (nodus's quiet schedule)",
 				 overlap);
 	x.spares_during_timing = overlap && strcmp(overlap, "1") == 0;
+	x.test_not_isolated_once = getenv("NODUS_TEST_NOT_ISOLATED_ONCE");
 	x.o = o;
 	x.sum = sum;
 	int rc = nodus_plan_load(o->plan_path, &x.plan, diags);

@@ -9,6 +9,11 @@
 # decided without min_timed_s is held back past the round it stopped at.
 # Without the field, records have no first_look and the plan's judge has
 # no min_timed_s (plans sealed before it existed still load).
+# Two assertions read the machine's speed, not nodus's bookkeeping, and need
+# an idle one: the time reached at about the first rounds' rate, and a
+# decided pair held back. Where one fails and the load measured before and
+# over the runs, or by a record's own isolation checks, was too busy, it is
+# skipped instead ("skipped: machine busy", CTest's skip code; lib/load.sh).
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -20,13 +25,21 @@ relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
 campaign="$tmp/suites/cpu/campaign.json"
 set_judge "$campaign" max_rounds 100
 set_judge "$campaign" look_every 10
+# the wall-clock watchdog is not what this test checks, and a busy machine
+# stretches a pair's wall time past its default 60 s
+set_judge "$campaign" timeout_s 900
+busy=$(busy_cores 1)
+load_mark run
 for case in plain timed; do
 	[ "$case" = timed ] && set_judge "$campaign" min_timed_s 0.25
 	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
 		fail "$case: run exited $?"
 done
-python3 - "$tmp/plan-plain.json" "$tmp/plan-timed.json" "$tmp/plain.db" "$tmp/timed.db" <<'PY' || fail "records"
+busy=$(max_cores "$busy" "$(load_since run)")
+python3 - "$tmp/plan-plain.json" "$tmp/plan-timed.json" "$tmp/plain.db" "$tmp/timed.db" "$busy" \
+	"$BUSY_MAX_CORES" <<'PY'
+
 import json, math, sqlite3, sys
 plain_plan, timed_plan = (json.load(open(p)) for p in sys.argv[1:3])
 assert "min_timed_s" not in plain_plan["judge"], "min_timed_s sealed though not declared"
@@ -49,6 +62,13 @@ def records(path):
 
 plain, timed = records(sys.argv[3]), records(sys.argv[4])
 assert len(timed) >= 3, len(timed)
+# the most busy cores the runs saw: measured around them, and by each
+# record's own isolation checks
+busy = max([float(sys.argv[5])] + [r[2].get(k, {}).get("busy_cores", 0)
+                                   for run in (plain, timed) for r in run.values()
+                                   for k in ("isolation_before", "isolation_after")])
+idle = busy <= float(sys.argv[6])
+skipped = []
 held = 0
 for pid, (label, rounds, d, first_ns, total_ns) in timed.items():
     most = d["max_rounds"]
@@ -59,15 +79,24 @@ for pid, (label, rounds, d, first_ns, total_ns) in timed.items():
     assert abs(d["first_look"] - want) <= 1, (pid, d["first_look"], want)
     assert rounds >= d["first_look"], (pid, "stopped before its first look", rounds, d)
     if d["first_look"] < most:  # the time was reached, at about the first rounds' rate
-        assert total_ns >= 0.25e9 * 0.5, (pid, total_ns)
+        if total_ns < 0.25e9 * 0.5:
+            assert not idle, (pid, total_ns)
+            skipped.append(f"{pid}: {total_ns / 1e9:.3f} s timed, below half of min_timed_s")
     p = plain.get(pid)
     # decided without the field in fewer rounds than its first look with it
     if p and p[0] in ("FASTER", "SLOWER") and p[1] < d["first_look"]:
         held += 1
 for pid, (label, rounds, d, _, _) in plain.items():
     assert "first_look" not in d, (pid, d)
-assert held >= 1, "no pair decided without min_timed_s was held back by it"
+if held < 1:
+    assert not idle, "no pair decided without min_timed_s was held back by it"
+    skipped.append("a pair decided without min_timed_s is held back by it (none was)")
 print(f"t3650: {len(timed)} records with their first look where min_timed_s puts it; "
       f"{held} decided pair(s) held back")
+for what in skipped:
+    print(f"skipped: machine busy ({busy:.2f} cores busy): {what}")
+sys.exit(77 if skipped else 0)
 PY
-exit $((fails > 0))
+rc=$?
+case $rc in 0) ;; 77) skips=$((skips + 1)) ;; *) fail "records" ;; esac
+test_exit

@@ -6,13 +6,15 @@
 # raises isolation_max_busy_cores, because CI runs the test runner itself
 # beside the measured pairs on a 2-core machine (the isolation check is
 # tested on its own in t3300). final_outcomes DB: prints
-# "pair_id condition expect outcome guard" per final record.
+# "pair_id condition expect outcome guard" per final record. The load
+# helpers (busy_cores, skip_busy, test_exit...) are lib/load.sh's.
 : "${NODUS:?}" "${NODUS_SRC:?}"
 fails=0
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
+. "$(dirname "${BASH_SOURCE[0]}")/load.sh"
 copy_suites() {
 	cp -r "$NODUS_SRC/suites" "$1/suites"
 }
