@@ -160,6 +160,7 @@ struct attempt {
 	uint64_t copy_seed, perturb_seed, order_seed;
 	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
 	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
+	nodus_follow follow[NODUS_MAX_OUTPUTS];  /* an earlier instance's outputs, sampled */
 	uint64_t input_sum[MAX_INSTANCES][NODUS_MAX_INPUTS]; /* inputs as the oracle drew them */
 	int has_input_sum[MAX_INSTANCES];
 	/* results */
@@ -888,6 +889,18 @@ static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int 
 							       : "trial";
 		set_status(a, st, chk.guard, "%s (instance %d, variant %u): %s", when, h.instance,
 			   in->variant, chk.detail);
+	} else if (!a->inst[h.instance].probe) {
+		/* input_independent_output: does it move with the reference from
+		 * the first instance of this shape that passed to this one? */
+		nodus_follow *f = &a->follow[h.output];
+		if (!f->n)
+			nodus_judge_follow_keep(f, bytes, ref_bytes(ref), ts->dtype, numel,
+						nodus_judge_trial_seed(a->judge->seed, a->stream, 204),
+						h.instance);
+		else if (nodus_judge_follow_check(f, ts->name, bytes, ref_bytes(ref), ts->dtype,
+						  numel, tolerance_of(a), &chk) == NODUS_STATUS_REWARD_HACK)
+			set_status(a, chk.status, chk.guard, "instance %d (variant %u): %s",
+				   h.instance, a->inst[h.instance].variant, chk.detail);
 	}
 done:
 	arena_view_done(&v, arena_fd, offset);
@@ -1754,8 +1767,10 @@ static void attempt_release(struct attempt *a)
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 			kept_release(&a->oracle[i][o]);
-	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++) {
 		nodus_buf_release(&a->cand_first[o]);
+		nodus_judge_follow_release(&a->follow[o]);
+	}
 	free(a->samples);
 	nodus_timed_plan_release(&a->timed);
 	json_decref(a->detail);
