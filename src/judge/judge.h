@@ -38,6 +38,13 @@ uint64_t nodus_judge_trial_seed(uint64_t master, uint64_t stream, uint64_t trial
 /* A 64-bit stream id for a string (pair id), stable across machines. */
 uint64_t nodus_judge_stream_id(const char *s);
 
+/* The variants (NODUS_VARIANT_* bits) the judge may apply to an input
+ * drawn from dist whose spec declares `declared`: those, plus negate for
+ * affine_scale, so that scales are drawn with both signs on the negate
+ * trial (docs/judge.md 2.4). Every caller that masks a trial's variant for
+ * an input masks it with this. */
+unsigned nodus_judge_input_variants(unsigned declared, const nodus_dist *dist);
+
 /* Fills data (numel elements of dtype) from dist, then applies variant
  * (NODUS_VARIANT_* bits, 0 for none) if allowed. axis_values resolves
  * NODUS_DIST_INDEX. Returns 0, or NODUS_EINVAL for an unsupported

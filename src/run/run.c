@@ -240,13 +240,14 @@ static int add_instance(struct attempt *a, int probe, unsigned variant, int copy
 	return a->n_inst++;
 }
 
-static unsigned variant_of_trial(const nodus_task *t, int trial)
+static unsigned variant_of_trial(const nodus_task *t, const nodus_workload *w, int trial)
 {
 	static const unsigned order[] = {0, NODUS_VARIANT_NEGATE, NODUS_VARIANT_SCALE_3,
 					 NODUS_VARIANT_SCALE_001};
 	unsigned allowed = 0;
 	for (int i = 0; i < t->n_inputs; i++)
-		allowed |= t->inputs[i].variants;
+		allowed |= nodus_judge_input_variants(
+			t->inputs[i].variants, w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init);
 	unsigned v = order[trial % 4];
 	return (v & allowed) ? v : 0;
 }
@@ -264,7 +265,7 @@ static void choose_instances(struct run_ctx *x, struct attempt *a)
 	uint64_t s = a->stream;
 	for (int t = 0; t < j->trials && a->n_trials < 14; t++)
 		a->trial_ids[a->n_trials++] = add_instance(
-			a, 0, variant_of_trial(a->task, t), -1,
+			a, 0, variant_of_trial(a->task, a->wl, t), -1,
 			nodus_judge_trial_seed(j->seed, s, (uint64_t)t), -1);
 	/* the shape probe: a fast path valid only for the benchmarked shape fails here */
 	a->trial_ids[a->n_trials++] =

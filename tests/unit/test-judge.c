@@ -314,6 +314,43 @@ static void test_affine_never_identity(void **state)
 	check_affine(NODUS_DTYPE_FLOAT16, NODUS_DIST_AFFINE_SHIFT, 1e-9, 0.0, 0);
 }
 
+/* Scales are drawn with both signs: nodus_judge_input_variants adds negate
+ * for affine_scale (declared or not) and for nothing else, and a negated
+ * scale is negative, within the spread of -1 and never the identity 1, so
+ * |w|, max(w, -w) and w*w/|w| meet w < 0 on the negate trial. */
+static void test_affine_scale_both_signs(void **state)
+{
+	(void)state;
+	nodus_dist scale = dist_of(NODUS_DIST_AFFINE_SCALE, 0.5, 0.0);
+	nodus_dist shift = dist_of(NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0);
+	nodus_dist normal = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
+	assert_int_equal(nodus_judge_input_variants(0, &scale), NODUS_VARIANT_NEGATE);
+	assert_int_equal(nodus_judge_input_variants(NODUS_VARIANT_SCALE_3, &scale),
+			 NODUS_VARIANT_SCALE_3 | NODUS_VARIANT_NEGATE);
+	assert_int_equal(nodus_judge_input_variants(0, &shift), 0);
+	assert_int_equal(nodus_judge_input_variants(NODUS_VARIANT_SCALE_001, &normal),
+			 NODUS_VARIANT_SCALE_001);
+	assert_int_equal(nodus_judge_input_variants(0, NULL), 0);
+	enum { N = 20000 };
+	static char buf[N * 8];
+	const int dtypes[] = {NODUS_DTYPE_FLOAT64, NODUS_DTYPE_FLOAT32, NODUS_DTYPE_FLOAT16,
+			      NODUS_DTYPE_BFLOAT16};
+	for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); d++) {
+		assert_int_equal(nodus_judge_fill(buf, dtypes[d], N, &scale, NULL,
+						  NODUS_VARIANT_NEGATE, 31, 0),
+				 0);
+		int far = 0, near = 0;
+		for (int i = 0; i < N; i++) {
+			double v = nodus_judge_load(buf, dtypes[d], i);
+			assert_true(v < 0.0 && v != 1.0 && v >= -1.5 * (1 + 1e-2) &&
+				    v <= -0.5 * (1 - 1e-2));
+			far += v < -1.0;
+			near += v > -1.0;
+		}
+		assert_true(far > N / 3 && near > N / 3); /* both sides of -1 */
+	}
+}
+
 static void test_int_range_and_index(void **state)
 {
 	(void)state;
@@ -1299,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_normal_moments),
 		cmocka_unit_test(test_uniform_and_positive_bounds),
 		cmocka_unit_test(test_affine_never_identity),
+		cmocka_unit_test(test_affine_scale_both_signs),
 		cmocka_unit_test(test_int_range_and_index),
 		cmocka_unit_test(test_fill_rejects_bad_pairs),
 		cmocka_unit_test(test_fill_at_and_device_spec),
