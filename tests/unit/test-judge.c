@@ -1145,6 +1145,27 @@ static void test_follow_dithered_constant(void **state)
 	free(r2);
 	free(c1);
 	free(c2);
+	/* right exactly where a stride of numel / NODUS_FOLLOW_SAMPLES would
+	 * sample (every 8th of 8 * 4096 elements), a dither elsewhere */
+	const int64_t n = 8 * (int64_t)NODUS_FOLLOW_SAMPLES;
+	float *s1 = malloc((size_t)n * 4), *s2 = malloc((size_t)n * 4);
+	float *d1 = malloc((size_t)n * 4), *d2 = malloc((size_t)n * 4);
+	assert_true(s1 && s2 && d1 && d2);
+	follow_ref(s1, n, 21);
+	follow_ref(s2, n, 22);
+	for (int64_t i = 0; i < n; i++) {
+		d1[i] = i % 8 ? 1e-4f * (float)(i % 5) : s1[i];
+		d2[i] = i % 8 ? 1e-4f * (float)(i % 7) : s2[i];
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, d1, s1, NODUS_DTYPE_FLOAT32, n, 6, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", d2, s2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_STATUS_REWARD_HACK);
+	nodus_judge_follow_release(&f);
+	free(s1);
+	free(s2);
+	free(d1);
+	free(d2);
 }
 
 /* The guard's margin: honest errors anywhere in the tolerance band, drawn
