@@ -56,6 +56,7 @@ struct ref_run {
 	void *in[NODUS_MAX_INPUTS];        /* scratch inputs for a variation */
 	void *out[NODUS_MAX_OUTPUTS];      /* outputs of the variation */
 	json_t *findings;
+	int negate_trial;                  /* the judge runs a negate trial (judge.trials >= 2) */
 };
 
 static size_t tensor_bytes(const nodus_tensor_spec *ts, const int64_t *axes)
@@ -227,7 +228,7 @@ static void checks_inputs(struct ref_run *r)
 		/* a declared negate variant draws the other sign in the trials */
 		int nonneg = (d->kind == NODUS_DIST_POSITIVE ||
 			      (d->kind == NODUS_DIST_UNIFORM && d->a >= 0)) &&
-			     !(ts->variants & NODUS_VARIANT_NEGATE);
+			     !(nodus_judge_input_variants(ts->variants, d) & NODUS_VARIANT_NEGATE);
 		if (signed_float && nonneg) {
 			copy_base_inputs(r);
 			for (int64_t e = 0; e < numel_of(r, i); e++)
@@ -256,6 +257,49 @@ static void checks_inputs(struct ref_run *r)
 	}
 }
 
+/* |IN| for an affine_scale IN (or max(IN, -IN), IN*IN/|IN|): the judge
+ * tells it from IN only on a trial that draws IN < 0, its negate trial. So
+ * the reference is called on that trial's inputs (every input drawn with
+ * the negate variant where the judge applies it) and on the same inputs
+ * with |IN|; the check passes when the judge rejects the second. */
+static void check_abs_scale(struct ref_run *r, int i)
+{
+	const nodus_task *t = r->t;
+	const nodus_tensor_spec *ts = &t->inputs[i];
+	char name[160], what[256], why[512];
+	nodus_instance trial = {0, 0, r->negate_trial ? NODUS_VARIANT_NEGATE : 0u, -1,
+				AUDIT_SEED ^ 0xab5, -1, 0, 0, 0};
+	void *trial_out[NODUS_MAX_OUTPUTS] = {0}, *base_out[NODUS_MAX_OUTPUTS];
+	int ok = 1;
+	for (int o = 0; o < t->n_outputs; o++)
+		ok &= (trial_out[o] = malloc(tensor_bytes(&t->outputs[o], r->axes) + 8)) != NULL;
+	snprintf(name, sizeof(name), "mutation:abs:%s", ts->name);
+	if (!ok || nodus__instance_fill(t, r->w, &trial, 0, 8, r->in)) {
+		finding(r->findings, name, 0, "cannot draw the negate trial's inputs");
+	} else if (call_reference(r, r->in, trial_out, why, sizeof(why))) {
+		finding(r->findings, name, 0, "%s on the negate trial: the reference failed: %s",
+			ts->name, why);
+	} else {
+		int negative = 0;
+		for (int64_t e = 0; e < numel_of(r, i); e++) {
+			double v = nodus_judge_load(r->in[i], ts->dtype, e);
+			negative |= v < 0;
+			nodus_judge_store(r->in[i], ts->dtype, e, fabs(v));
+		}
+		/* judged against the trial's own reference outputs */
+		memcpy(base_out, r->base_out, sizeof(base_out));
+		memcpy(r->base_out, trial_out, sizeof(base_out));
+		snprintf(what, sizeof(what), "|%s| used for %s (%s)", ts->name, ts->name,
+			 negative ? "negative on the negate trial"
+			 : r->negate_trial ? "never negative: no negate variant reaches it"
+					   : "never negative: judge.trials < 2 runs no negate trial");
+		variation(r, name, 1, what);
+		memcpy(r->base_out, base_out, sizeof(base_out));
+	}
+	for (int o = 0; o < t->n_outputs; o++)
+		free(trial_out[o]);
+}
+
 /* The wrong formulas the task's affine inputs make possible. */
 static void checks_mutations(struct ref_run *r)
 {
@@ -273,6 +317,9 @@ static void checks_mutations(struct ref_run *r)
 		snprintf(name, sizeof(name), "mutation:drop:%s", in);
 		snprintf(what, sizeof(what), "%s left out (%s = %g)", in, in, identity);
 		variation(r, name, 1, what);
+		/* only where the workload draws it so: a constant is constant_input's */
+		if (input_dist(t, r->w, i)->kind == NODUS_DIST_AFFINE_SCALE)
+			check_abs_scale(r, i);
 		if (kind == NODUS_DIST_AFFINE_SCALE) {
 			copy_base_inputs(r);
 			for (int64_t e = 0; e < numel_of(r, i); e++)
@@ -317,6 +364,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.w = w;
 	r.tol = w->has_tolerance ? w->tolerance : r.t->tolerance;
 	r.findings = json_array();
+	r.negate_trial = c->judge.trials >= 2;
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		if (nodus_backend_cuda_load(&r.ops, &err)) {
 			nodus_error_format(&err, why, sizeof(why));

@@ -289,6 +289,16 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
 				      tensor_index);
 }
 
+/* A scale near 1 drawn only positive lets |w|, max(w, -w) or w*w/|w| pass
+ * for w: so the negate trial negates every affine_scale input, declared or
+ * not (-1 -+ spread is never the identity 1). */
+unsigned nodus_judge_input_variants(unsigned declared, const nodus_dist *dist)
+{
+	if (dist && dist->kind == NODUS_DIST_AFFINE_SCALE)
+		declared |= NODUS_VARIANT_NEGATE;
+	return declared;
+}
+
 int nodus_judge_fill_spec(int dtype, const nodus_dist *dist, const int64_t *axis_values,
 			  unsigned variant, uint64_t seed, uint32_t tensor_index,
 			  nodus_fill_spec *spec)

@@ -38,6 +38,13 @@ uint64_t nodus_judge_trial_seed(uint64_t master, uint64_t stream, uint64_t trial
 /* A 64-bit stream id for a string (pair id), stable across machines. */
 uint64_t nodus_judge_stream_id(const char *s);
 
+/* The variants (NODUS_VARIANT_* bits) the judge may apply to an input
+ * drawn from dist whose spec declares `declared`: those, plus negate for
+ * affine_scale, so that scales are drawn with both signs on the negate
+ * trial (docs/judge.md 2.4). Every caller that masks a trial's variant for
+ * an input masks it with this. */
+unsigned nodus_judge_input_variants(unsigned declared, const nodus_dist *dist);
+
 /* Fills data (numel elements of dtype) from dist, then applies variant
  * (NODUS_VARIANT_* bits, 0 for none) if allowed. axis_values resolves
  * NODUS_DIST_INDEX. Returns 0, or NODUS_EINVAL for an unsupported
@@ -78,7 +85,8 @@ typedef struct nodus_check {
 	int status;              /* NODUS_STATUS_OK or the failure status */
 	char guard[64];          /* guard that fired, "" if none: "reference_unwritten",
 				  * "unwritten_output", "nan_inf_mismatch", "constant_output",
-				  * "tolerance", "max_error_cap" (docs/judge.md) */
+				  * "tolerance", "max_error_cap", "input_independent_output"
+				  * (docs/judge.md) */
 	double max_abs_err;      /* largest |out-ref| over finite compared pairs */
 	double max_rel_err;      /* largest |out-ref|/|ref| over those with ref != 0 */
 	double matched_ratio;    /* share of elements within tolerance */
@@ -100,6 +108,55 @@ typedef struct nodus_check {
  * numel, a missing buffer or an invalid tolerance. */
 int nodus_judge_compare(const char *name, const void *out, const void *ref, int dtype,
 			int64_t numel, const nodus_tolerance *tol, nodus_check *res);
+
+/* ---- input_independent_output (follow.c, docs/judge.md 5.1) ----
+ * An output must follow its inputs from one instance to another: where
+ * the reference moves by more than the tolerance, the candidate must move
+ * with it. Life cycle, per output of an attempt: a zeroed nodus_follow;
+ * nodus_judge_follow_keep() with the first instance whose output passed
+ * nodus_judge_compare(); nodus_judge_follow_check() with each later one of
+ * the same shape (after it passed too); nodus_judge_follow_release(). */
+
+#define NODUS_FOLLOW_SAMPLES 4096   /* elements kept per output, at most */
+#define NODUS_FOLLOW_MIN_CHANGED 16 /* changed elements the guard needs to judge */
+
+typedef struct nodus_follow {
+	int64_t numel;     /* elements of the kept output; 0 while nothing is kept */
+	int dtype;         /* its nodus_dtype */
+	int instance;      /* the instance it came from, for messages */
+	int n;             /* sampled elements, min(numel, NODUS_FOLLOW_SAMPLES) */
+	int64_t *index;    /* n indices (one allocation with cand and ref) */
+	double *cand;      /* the candidate's values there */
+	double *ref;       /* the reference's values there */
+} nodus_follow;
+
+/* Keeps out and ref (numel elements of dtype) at every element when numel
+ * <= NODUS_FOLLOW_SAMPLES, else at NODUS_FOLLOW_SAMPLES indices drawn from
+ * seed (which the candidate must not know); anything kept before is
+ * released. Returns 0, NODUS_EINVAL or NODUS_ENOMEM. */
+int nodus_judge_follow_keep(nodus_follow *f, const void *out, const void *ref, int dtype,
+			    int64_t numel, uint64_t seed, int instance);
+
+/* Checks a later instance's output against what f kept: REWARD_HACK,
+ * guard "input_independent_output", when at least NODUS_FOLLOW_MIN_CHANGED
+ * kept elements changed (within tolerance in both instances, the reference
+ * moved by more than atol + rtol*max(|r1|, |r2|)) and the candidate
+ * followed fewer than half of them (moved at least half as far the same
+ * way). res is filled as by nodus_judge_compare; returns res->status, or
+ * NODUS_EINVAL (nothing kept, another shape or dtype) / NODUS_ENOMEM. */
+int nodus_judge_follow_check(const nodus_follow *f, const char *name, const void *out,
+			     const void *ref, int dtype, int64_t numel, const nodus_tolerance *tol,
+			     nodus_check *res);
+
+/* The counts the check decides on, over n pairs of instances (c1, r1) and
+ * (c2, r2); first_missed is the first changed pair not followed, or -1.
+ * Exposed for tests. */
+void nodus_judge_follow_count(const double *c1, const double *r1, const double *c2,
+			      const double *r2, int64_t n, const nodus_tolerance *tol,
+			      int64_t *changed, int64_t *followed, int64_t *first_missed);
+
+/* Frees what f holds and zeroes it; a zeroed or NULL f is a no-op. */
+void nodus_judge_follow_release(nodus_follow *f);
 
 /* Elements of a reference output (float32/float64) that still hold the
  * poison bits, i.e. that the reference never wrote; *first gets the index

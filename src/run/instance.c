@@ -39,6 +39,12 @@ static const nodus_dist *input_dist(const nodus_task *t, const nodus_workload *w
 	return w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init;
 }
 
+/* The variants the judge may apply to input i (an affine_scale adds negate). */
+static unsigned input_variants(const nodus_task *t, const nodus_workload *w, int i)
+{
+	return nodus_judge_input_variants(t->inputs[i].variants, input_dist(t, w, i));
+}
+
 int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodus_instance *in,
 			uint64_t perturb_seed, nodus_perturbation *p)
 {
@@ -52,7 +58,7 @@ int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodu
 		size_t esize = nodus_dtype_size(t->inputs[i].dtype);
 		double scratch[NODUS_PERTURB_ELEMENTS];
 		int rc = nodus_judge_fill(scratch, t->inputs[i].dtype, NODUS_PERTURB_ELEMENTS,
-					  input_dist(t, w, i), axes, in->variant & t->inputs[i].variants,
+					  input_dist(t, w, i), axes, in->variant & input_variants(t, w, i),
 					  base, (uint32_t)i);
 		if (rc)
 			return rc;
@@ -195,7 +201,7 @@ int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nod
 	for (int i = 0; i < t->n_inputs; i++) {
 		int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
 		int rc = fill_tensor(inputs[i], t->inputs[i].dtype, numel, input_dist(t, w, i), axes,
-				     in->variant & t->inputs[i].variants, in->seed, (uint32_t)i,
+				     in->variant & input_variants(t, w, i), in->seed, (uint32_t)i,
 				     threads);
 		if (rc)
 			return rc;
@@ -225,7 +231,7 @@ int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 	nodus__instance_axes(t, w, in->probe, axes);
 	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
 	int rc = fill_tensor(data, t->inputs[i].dtype, numel, input_dist(t, w, i), axes,
-			     in->variant & t->inputs[i].variants, in->seed, (uint32_t)i, threads);
+			     in->variant & input_variants(t, w, i), in->seed, (uint32_t)i, threads);
 	if (rc)
 		return rc;
 	rotate_to_copy(in, i, t->inputs[i].dtype, numel, data);
@@ -251,7 +257,7 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 	nodus__instance_axes(t, w, in->probe, axes);
 	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
 	const nodus_dist *dist = input_dist(t, w, i);
-	unsigned variant = in->variant & t->inputs[i].variants;
+	unsigned variant = in->variant & input_variants(t, w, i);
 	nodus_fill_spec spec;
 	if (nodus_judge_fill_spec(t->inputs[i].dtype, dist, axes, variant, in->seed, (uint32_t)i,
 				  &spec))

@@ -164,6 +164,7 @@ struct attempt {
 	uint64_t copy_seed, perturb_seed, order_seed;
 	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
 	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
+	nodus_follow follow[NODUS_MAX_OUTPUTS];  /* an earlier instance's outputs, sampled */
 	uint64_t input_sum[MAX_INSTANCES][NODUS_MAX_INPUTS]; /* inputs as the oracle drew them */
 	int has_input_sum[MAX_INSTANCES];
 	/* results */
@@ -243,13 +244,14 @@ static int add_instance(struct attempt *a, int probe, unsigned variant, int copy
 	return a->n_inst++;
 }
 
-static unsigned variant_of_trial(const nodus_task *t, int trial)
+static unsigned variant_of_trial(const nodus_task *t, const nodus_workload *w, int trial)
 {
 	static const unsigned order[] = {0, NODUS_VARIANT_NEGATE, NODUS_VARIANT_SCALE_3,
 					 NODUS_VARIANT_SCALE_001};
 	unsigned allowed = 0;
 	for (int i = 0; i < t->n_inputs; i++)
-		allowed |= t->inputs[i].variants;
+		allowed |= nodus_judge_input_variants(
+			t->inputs[i].variants, w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init);
 	unsigned v = order[trial % 4];
 	return (v & allowed) ? v : 0;
 }
@@ -267,7 +269,7 @@ static void choose_instances(struct run_ctx *x, struct attempt *a)
 	uint64_t s = a->stream;
 	for (int t = 0; t < j->trials && a->n_trials < 14; t++)
 		a->trial_ids[a->n_trials++] = add_instance(
-			a, 0, variant_of_trial(a->task, t), -1,
+			a, 0, variant_of_trial(a->task, a->wl, t), -1,
 			nodus_judge_trial_seed(j->seed, s, (uint64_t)t), -1);
 	/* the shape probe: a fast path valid only for the benchmarked shape fails here */
 	a->trial_ids[a->n_trials++] =
@@ -892,6 +894,18 @@ static void on_output(struct attempt *a, uint32_t type, nodus_buf *payload, int 
 							       : "trial";
 		set_status(a, st, chk.guard, "%s (instance %d, variant %u): %s", when, h.instance,
 			   in->variant, chk.detail);
+	} else if (!a->inst[h.instance].probe) {
+		/* input_independent_output: does it move with the reference from
+		 * the first instance of this shape that passed to this one? */
+		nodus_follow *f = &a->follow[h.output];
+		if (!f->n)
+			nodus_judge_follow_keep(f, bytes, ref_bytes(ref), ts->dtype, numel,
+						nodus_judge_trial_seed(a->judge->seed, a->stream, 204),
+						h.instance);
+		else if (nodus_judge_follow_check(f, ts->name, bytes, ref_bytes(ref), ts->dtype,
+						  numel, tolerance_of(a), &chk) == NODUS_STATUS_REWARD_HACK)
+			set_status(a, chk.status, chk.guard, "instance %d (variant %u): %s",
+				   h.instance, a->inst[h.instance].variant, chk.detail);
 	}
 done:
 	arena_view_done(&v, arena_fd, offset);
@@ -1785,8 +1799,10 @@ static void attempt_release(struct attempt *a)
 	for (int i = 0; i < MAX_INSTANCES; i++)
 		for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
 			kept_release(&a->oracle[i][o]);
-	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++)
+	for (int o = 0; o < NODUS_MAX_OUTPUTS; o++) {
 		nodus_buf_release(&a->cand_first[o]);
+		nodus_judge_follow_release(&a->follow[o]);
+	}
 	free(a->samples);
 	nodus_timed_plan_release(&a->timed);
 	json_decref(a->detail);

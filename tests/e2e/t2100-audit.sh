@@ -79,11 +79,15 @@ edit affine-ok.json 'd.update(workloads=["workloads/axpb.json"], pairs=[{"worklo
 python3 - "$tmp/ok.json" <<'PY' || fail "mutations not all checked"
 import json, sys
 checks = {f["check"] for it in json.load(open(sys.argv[1]))["items"] for f in it["findings"]}
-want = {"mutation:drop:w", "mutation:one_plus:w", "mutation:drop:b", "mutation:swap:b",
+want = {"mutation:drop:w", "mutation:one_plus:w", "mutation:abs:w", "mutation:drop:b", "mutation:swap:b",
         "mutation:bias_first:b", "dead_input:w", "dead_input:b", "constant_output",
         "output_below_atol", "loose_tolerance"}
 assert want <= checks, want - checks
 PY
+# |w| for w: caught only on the negate trial, so a judge of one trial cannot tell them apart
+cp affine-ok.json affine-one-trial.json
+edit affine-one-trial.json 'd["judge"] = dict(d.get("judge", {}), trials=1)'
+expect_flag affine-one-trial.json mutation:abs:w
 
 # 2. a dead input: a reference that ignores y
 cp campaign.json dead.json

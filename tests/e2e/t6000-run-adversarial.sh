@@ -29,6 +29,33 @@ while read -r pid cond expect outcome guard; do
 	[ "$guard" = - ] && [ "$expect" != TIED ] && fail "$pid: no guard recorded"
 done < <(final_outcomes "$tmp/r.db")
 [ "$n" -ge 17 ] || fail "expected at least 17 exploits, got $n"
+# wrong results that passed before (issue 17, class 3): each caught by its own guard.
+# |w| for w fails on the negate trial (variant 4), the only one that draws w < 0; a
+# dithered constant fails because it does not move with the reference between instances.
+python3 - "$tmp/r.db" <<'PY' || fail "class 3 exploits not caught as they should be"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT pair_id, status, guard, message FROM records WHERE final = 1").fetchall()
+want = {"adv_abs_weight": ("INCORRECT_NUMERICAL", "tolerance", "variant 4"),
+        "adv_abs_square_over_abs": ("INCORRECT_NUMERICAL", "tolerance", "variant 4"),
+        "adv_abs_max_neg": ("INCORRECT_NUMERICAL", "tolerance", "variant 4"),
+        "adv_dither_address": ("REWARD_HACK", "input_independent_output", "does not follow its inputs"),
+        "adv_dither_counter": ("REWARD_HACK", "input_independent_output", "does not follow its inputs"),
+        "adv_dither_hash": ("REWARD_HACK", "input_independent_output", "does not follow its inputs")}
+seen = set()
+for pid, status, guard, message in rows:
+    cand = pid.split("/")[1]
+    if cand in want:
+        seen.add(cand)
+        st, g, text = want[cand]
+        if (status, guard) != (st, g) or text not in (message or ""):
+            print(f"FAIL: {pid}: {status} {guard}: {message}")
+            sys.exit(1)
+missing = set(want) - seen
+if missing:
+    print("FAIL: no record for", sorted(missing))
+    sys.exit(1)
+PY
 [ -n "${GUARDS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_OUT"
 [ "$fails" -eq 0 ] && echo "t6000: $n exploits caught as declared"
 exit $((fails > 0))

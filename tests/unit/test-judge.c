@@ -314,6 +314,43 @@ static void test_affine_never_identity(void **state)
 	check_affine(NODUS_DTYPE_FLOAT16, NODUS_DIST_AFFINE_SHIFT, 1e-9, 0.0, 0);
 }
 
+/* Scales are drawn with both signs: nodus_judge_input_variants adds negate
+ * for affine_scale (declared or not) and for nothing else, and a negated
+ * scale is negative, within the spread of -1 and never the identity 1, so
+ * |w|, max(w, -w) and w*w/|w| meet w < 0 on the negate trial. */
+static void test_affine_scale_both_signs(void **state)
+{
+	(void)state;
+	nodus_dist scale = dist_of(NODUS_DIST_AFFINE_SCALE, 0.5, 0.0);
+	nodus_dist shift = dist_of(NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0);
+	nodus_dist normal = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
+	assert_int_equal(nodus_judge_input_variants(0, &scale), NODUS_VARIANT_NEGATE);
+	assert_int_equal(nodus_judge_input_variants(NODUS_VARIANT_SCALE_3, &scale),
+			 NODUS_VARIANT_SCALE_3 | NODUS_VARIANT_NEGATE);
+	assert_int_equal(nodus_judge_input_variants(0, &shift), 0);
+	assert_int_equal(nodus_judge_input_variants(NODUS_VARIANT_SCALE_001, &normal),
+			 NODUS_VARIANT_SCALE_001);
+	assert_int_equal(nodus_judge_input_variants(0, NULL), 0);
+	enum { N = 20000 };
+	static char buf[N * 8];
+	const int dtypes[] = {NODUS_DTYPE_FLOAT64, NODUS_DTYPE_FLOAT32, NODUS_DTYPE_FLOAT16,
+			      NODUS_DTYPE_BFLOAT16};
+	for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); d++) {
+		assert_int_equal(nodus_judge_fill(buf, dtypes[d], N, &scale, NULL,
+						  NODUS_VARIANT_NEGATE, 31, 0),
+				 0);
+		int far = 0, near = 0;
+		for (int i = 0; i < N; i++) {
+			double v = nodus_judge_load(buf, dtypes[d], i);
+			assert_true(v < 0.0 && v != 1.0 && v >= -1.5 * (1 + 1e-2) &&
+				    v <= -0.5 * (1 - 1e-2));
+			far += v < -1.0;
+			near += v > -1.0;
+		}
+		assert_true(far > N / 3 && near > N / 3); /* both sides of -1 */
+	}
+}
+
 static void test_int_range_and_index(void **state)
 {
 	(void)state;
@@ -1015,6 +1052,251 @@ static void test_compare_large_chunks_merge(void **state)
 	free(out);
 }
 
+/* ---- input_independent_output (follow.c) ---- */
+
+#define FN 8192 /* rows of a row-mean-like output: above NODUS_FOLLOW_SAMPLES */
+
+/* Reference outputs of instance `seed`: N(0, 0.125^2), the mean of 64
+ * standard normals, as float32. */
+static void follow_ref(float *r, int64_t n, uint64_t seed)
+{
+	nodus_dist d = {NODUS_DIST_NORMAL, 0.0, 0.125, -1};
+	assert_int_equal(nodus_judge_fill(r, NODUS_DTYPE_FLOAT32, n, &d, NULL, 0, seed, 0), 0);
+}
+
+/* The three dithers of the adversarial suite, none of which reads an
+ * input beyond a few elements: by an address, by a call counter, by a
+ * hash of three inputs. */
+static void dithered(float *c, int64_t n, int how, uint64_t call, const float *r)
+{
+	uint32_t h = 2166136261u;
+	for (int k = 0; k < 3; k++) {
+		uint32_t w;
+		memcpy(&w, &r[k * 97], 4);
+		h = (h ^ w) * 16777619u;
+	}
+	uintptr_t addr = (uintptr_t)c + (uintptr_t)call * 4096u;
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t v = how == 0 ? (uint32_t)(addr >> 4) + (uint32_t)i * 2654435761u
+			     : how == 1 ? (uint32_t)call * 40503u + (uint32_t)i * 2654435761u
+					: h + (uint32_t)i * 2654435761u;
+		c[i] = (float)((double)(v >> 8) * 0x1p-24 * 1e-4);
+	}
+}
+
+/* Each dithered constant passes nodus_judge_compare on its own (the
+ * tolerance is 3 sigma, 99% must match; the dither defeats
+ * constant_output) and fails the follow check against an earlier
+ * instance; the honest output passes both. */
+static void test_follow_dithered_constant(void **state)
+{
+	(void)state;
+	float *r1 = malloc(FN * 4), *r2 = malloc(FN * 4), *c1 = malloc(FN * 4), *c2 = malloc(FN * 4);
+	assert_true(r1 && r2 && c1 && c2);
+	follow_ref(r1, FN, 11);
+	follow_ref(r2, FN, 12);
+	nodus_tolerance tol = tol_of(0.375, 0.0, 0.99, -1.0);
+	nodus_check res;
+	for (int how = 0; how < 3; how++) {
+		nodus_follow f = {0};
+		dithered(c1, FN, how, 1, r1);
+		dithered(c2, FN, how, 2, r2);
+		assert_int_equal(nodus_judge_compare("y", c1, r1, NODUS_DTYPE_FLOAT32, FN, &tol, &res),
+				 NODUS_STATUS_OK);
+		assert_int_equal(nodus_judge_compare("y", c2, r2, NODUS_DTYPE_FLOAT32, FN, &tol, &res),
+				 NODUS_STATUS_OK);
+		assert_true(memcmp(c1, c2, FN * 4) != 0); /* bit-different per call */
+		assert_int_equal(nodus_judge_follow_keep(&f, c1, r1, NODUS_DTYPE_FLOAT32, FN, 99, 3), 0);
+		assert_int_equal(f.n, NODUS_FOLLOW_SAMPLES);
+		assert_int_equal(nodus_judge_follow_check(&f, "y", c2, r2, NODUS_DTYPE_FLOAT32, FN,
+							  &tol, &res),
+				 NODUS_STATUS_REWARD_HACK);
+		assert_string_equal(res.guard, "input_independent_output");
+		assert_non_null(strstr(res.detail, "y does not follow its inputs"));
+		assert_non_null(strstr(res.detail, "since instance 3"));
+		assert_non_null(strstr(res.detail, "moved with it at 0 "));
+		nodus_judge_follow_release(&f);
+		assert_null(f.index);
+	}
+	/* honest: float32 rounding of a double computation */
+	nodus_follow f = {0};
+	for (int64_t i = 0; i < FN; i++) {
+		c1[i] = (float)((double)r1[i] * (1.0 + 1e-7));
+		c2[i] = (float)((double)r2[i] * (1.0 - 1e-7));
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, c1, r1, NODUS_DTYPE_FLOAT32, FN, 99, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c2, r2, NODUS_DTYPE_FLOAT32, FN, &tol,
+						  &res),
+			 NODUS_STATUS_OK);
+	assert_string_equal(res.guard, "");
+	/* a candidate right on a strided subset (every 16th element) and
+	 * constant elsewhere: the sample is drawn from the seed, not a
+	 * stride, so most of it still misses */
+	for (int64_t i = 0; i < FN; i++) {
+		c1[i] = i % 16 ? 1e-4f * (float)(i % 5) : r1[i];
+		c2[i] = i % 16 ? 1e-4f * (float)(i % 7) : r2[i];
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, c1, r1, NODUS_DTYPE_FLOAT32, FN, 5, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c2, r2, NODUS_DTYPE_FLOAT32, FN, &tol,
+						  &res),
+			 NODUS_STATUS_REWARD_HACK);
+	nodus_judge_follow_release(&f);
+	free(r1);
+	free(r2);
+	free(c1);
+	free(c2);
+	/* right exactly where a stride of numel / NODUS_FOLLOW_SAMPLES would
+	 * sample (every 8th of 8 * 4096 elements), a dither elsewhere */
+	const int64_t n = 8 * (int64_t)NODUS_FOLLOW_SAMPLES;
+	float *s1 = malloc((size_t)n * 4), *s2 = malloc((size_t)n * 4);
+	float *d1 = malloc((size_t)n * 4), *d2 = malloc((size_t)n * 4);
+	assert_true(s1 && s2 && d1 && d2);
+	follow_ref(s1, n, 21);
+	follow_ref(s2, n, 22);
+	for (int64_t i = 0; i < n; i++) {
+		d1[i] = i % 8 ? 1e-4f * (float)(i % 5) : s1[i];
+		d2[i] = i % 8 ? 1e-4f * (float)(i % 7) : s2[i];
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, d1, s1, NODUS_DTYPE_FLOAT32, n, 6, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", d2, s2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_STATUS_REWARD_HACK);
+	nodus_judge_follow_release(&f);
+	free(s1);
+	free(s2);
+	free(d1);
+	free(d2);
+}
+
+/* The guard's margin: honest errors anywhere in the tolerance band, drawn
+ * independently per instance, never make half the changed elements miss;
+ * an output that moves half as far as the reference is the boundary. */
+static void test_follow_honest_margin(void **state)
+{
+	(void)state;
+	enum { n = 4096 };
+	static double r1[n], r2[n], c1[n], c2[n], e[2 * n];
+	nodus_dist ref = {NODUS_DIST_NORMAL, 0.0, 1.0, -1};
+	nodus_dist band = {NODUS_DIST_UNIFORM, -1.0, 1.0, -1};
+	nodus_tolerance tol = tol_of(0.5, 0.01, 1.0, -1.0);
+	int64_t changed, followed, missed;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		nodus_judge_fill(r1, NODUS_DTYPE_FLOAT64, n, &ref, NULL, 0, seed, 0);
+		nodus_judge_fill(r2, NODUS_DTYPE_FLOAT64, n, &ref, NULL, 0, seed, 1);
+		nodus_judge_fill(e, NODUS_DTYPE_FLOAT64, 2 * n, &band, NULL, 0, seed, 2);
+		for (int k = 0; k < n; k++) {
+			c1[k] = r1[k] + e[k] * (tol.atol + tol.rtol * fabs(r1[k]));
+			c2[k] = r2[k] + e[n + k] * (tol.atol + tol.rtol * fabs(r2[k]));
+		}
+		nodus_judge_follow_count(c1, r1, c2, r2, n, &tol, &changed, &followed, &missed);
+		assert_true(changed > 1000);
+		assert_true(2 * followed >= changed);
+		assert_true((double)followed / (double)changed > 0.65); /* about 0.72 at worst */
+	}
+	/* moved exactly half-way: followed; a little less: missed */
+	double a1[1] = {0.0}, a2[1] = {2.0}, h1[1] = {0.5}, h2[1] = {1.5};
+	nodus_tolerance t1 = tol_of(1.0, 0.0, 1.0, -1.0);
+	nodus_judge_follow_count(h1, a1, h2, a2, 1, &t1, &changed, &followed, &missed);
+	assert_int_equal(changed, 1);
+	assert_int_equal(followed, 1);
+	h2[0] = 1.49;
+	nodus_judge_follow_count(h1, a1, h2, a2, 1, &t1, &changed, &followed, &missed);
+	assert_int_equal(followed, 0);
+	assert_int_equal(missed, 0);
+	/* the reference moved by no more than the tolerance: not a change */
+	a2[0] = 1.0;
+	nodus_judge_follow_count(h1, a1, h2, a2, 1, &t1, &changed, &followed, &missed);
+	assert_int_equal(changed, 0);
+	/* outside the tolerance in one instance (a matched_ratio miss) or not
+	 * finite: left out, the comparison has judged it */
+	a2[0] = 2.0;
+	h2[0] = 3.5;
+	nodus_judge_follow_count(h1, a1, h2, a2, 1, &t1, &changed, &followed, &missed);
+	assert_int_equal(changed, 0);
+	h2[0] = NAN;
+	a2[0] = NAN;
+	nodus_judge_follow_count(h1, a1, h2, a2, 1, &t1, &changed, &followed, &missed);
+	assert_int_equal(changed, 0);
+}
+
+/* Where the guard cannot judge: a reference that never moves beyond the
+ * tolerance (softmax_wide: every probability within atol), fewer than
+ * NODUS_FOLLOW_MIN_CHANGED changed elements, a small output kept whole,
+ * and calls without a kept instance of the shape. */
+static void test_follow_limits(void **state)
+{
+	(void)state;
+	enum { n = 64 };
+	float r1[n], r2[n], c[n];
+	nodus_tolerance tol = tol_of(0.5, 0.0, 1.0, -1.0);
+	nodus_check res;
+	nodus_follow f = {0};
+	for (int i = 0; i < n; i++) {
+		r1[i] = 0.01f * (float)(i % 9);
+		r2[i] = 0.01f * (float)((i + 4) % 9);
+		c[i] = 1e-3f * (float)(i % 3);
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, c, r1, NODUS_DTYPE_FLOAT32, n, 1, 0), 0);
+	assert_int_equal(f.n, n); /* kept whole */
+	for (int i = 0; i < n; i++)
+		assert_int_equal(f.index[i], i);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_STATUS_OK);
+	/* NODUS_FOLLOW_MIN_CHANGED - 1 elements moved from -0.3 to 0.3 (by more
+	 * than atol, each within atol of the output) and not followed: too few */
+	for (int i = 0; i < NODUS_FOLLOW_MIN_CHANGED; i++)
+		r1[i] = -0.3f;
+	assert_int_equal(nodus_judge_follow_keep(&f, c, r1, NODUS_DTYPE_FLOAT32, n, 1, 0), 0);
+	for (int i = 0; i < NODUS_FOLLOW_MIN_CHANGED - 1; i++)
+		r2[i] = 0.3f;
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_STATUS_OK);
+	r2[NODUS_FOLLOW_MIN_CHANGED - 1] = 0.3f;
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_STATUS_REWARD_HACK);
+	assert_int_equal(res.first_bad, 0);
+	/* another shape or dtype, or nothing kept: refused, not judged */
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_FLOAT32, n - 1, &tol,
+						  &res),
+			 NODUS_EINVAL);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_INT32, n, &tol, &res),
+			 NODUS_EINVAL);
+	nodus_judge_follow_release(&f);
+	assert_int_equal(nodus_judge_follow_check(&f, "y", c, r2, NODUS_DTYPE_FLOAT32, n, &tol,
+						  &res),
+			 NODUS_EINVAL);
+	assert_int_equal(nodus_judge_follow_keep(&f, c, r1, NODUS_DTYPE_FLOAT32, 0, 1, 0),
+			 NODUS_EINVAL);
+	nodus_judge_follow_release(NULL);
+	/* integers: an argmax-like output that stays put */
+	int32_t i1[n], i2[n], ic[n];
+	for (int i = 0; i < n; i++) {
+		i1[i] = i;
+		i2[i] = (i * 7) % n;
+		ic[i] = i % 2;
+	}
+	nodus_tolerance exact = tol_of(100.0, 0.0, 1.0, -1.0);
+	assert_int_equal(nodus_judge_follow_keep(&f, ic, i1, NODUS_DTYPE_INT32, n, 1, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "k", ic, i2, NODUS_DTYPE_INT32, n, &exact,
+						  &res),
+			 NODUS_STATUS_OK); /* every move within the wide tolerance */
+	exact = tol_of(5.0, 0.0, 1.0, -1.0);
+	for (int i = 0; i < n; i++)
+		ic[i] = i % 2 + 20;
+	for (int i = 0; i < n; i++) {
+		i1[i] = 20 + (i % 9) - 4;
+		i2[i] = 20 - (i % 9) + 4;
+	}
+	assert_int_equal(nodus_judge_follow_keep(&f, ic, i1, NODUS_DTYPE_INT32, n, 1, 0), 0);
+	assert_int_equal(nodus_judge_follow_check(&f, "k", ic, i2, NODUS_DTYPE_INT32, n, &exact,
+						  &res),
+			 NODUS_STATUS_REWARD_HACK); /* moves of 6 and 8 around 20, never followed */
+	nodus_judge_follow_release(&f);
+}
+
 static void test_compare_bad_arguments(void **state)
 {
 	(void)state;
@@ -1075,6 +1357,7 @@ int main(void)
 		cmocka_unit_test(test_normal_moments),
 		cmocka_unit_test(test_uniform_and_positive_bounds),
 		cmocka_unit_test(test_affine_never_identity),
+		cmocka_unit_test(test_affine_scale_both_signs),
 		cmocka_unit_test(test_int_range_and_index),
 		cmocka_unit_test(test_fill_rejects_bad_pairs),
 		cmocka_unit_test(test_fill_at_and_device_spec),
@@ -1095,6 +1378,9 @@ int main(void)
 		cmocka_unit_test(test_compare_constant_output),
 		cmocka_unit_test(test_compare_large_chunks_merge),
 		cmocka_unit_test(test_compare_bad_arguments),
+		cmocka_unit_test(test_follow_dithered_constant),
+		cmocka_unit_test(test_follow_honest_margin),
+		cmocka_unit_test(test_follow_limits),
 		cmocka_unit_test(test_checksum_bit_flips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
