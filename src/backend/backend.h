@@ -73,6 +73,7 @@ typedef struct nodus_guard_hit {
 	const char *what;       /* "input", "output", "workspace" (name_buffer), or NULL */
 	const char *name;       /* the tensor's name (name_buffer), or NULL */
 	nodus_entry_fn running; /* the entry being called at the time, or NULL (guard_fault) */
+	int timed;              /* 1: during time_batch, 0: during call_sync (guard_fault) */
 } nodus_guard_hit;
 
 /* A few bytes to write at a device address (input perturbations). */

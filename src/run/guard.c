@@ -111,7 +111,8 @@ static void format_failure(struct text *t, const nodus_guard_hit *hit, int acces
 	put_s(t, status);
 	put_s(t, "\",\"guard\":\"");
 	put_s(t, guard);
-	put_s(t, "\",\"stage\":\"call\",\"message\":\"");
+	put_s(t, hit->timed ? "\",\"stage\":\"timed call\",\"message\":\""
+			    : "\",\"stage\":\"checked call\",\"message\":\"");
 	put_s(t, who);
 	put_s(t, read_only	   ? " wrote into its read-only "
 		 : access == 0 ? " read "
@@ -234,7 +235,7 @@ void nodus__guard_solutions(nodus_entry_fn candidate, nodus_entry_fn reference)
 	state.reference = reference;
 }
 
-int nodus__guard_check(const nodus_backend_ops *ops, void *dev, nodus_entry_fn fn,
+int nodus__guard_check(const nodus_backend_ops *ops, void *dev, nodus_entry_fn fn, int timed,
 		       nodus_error *err)
 {
 	if (!ops->guards_intact)
@@ -246,6 +247,7 @@ int nodus__guard_check(const nodus_backend_ops *ops, void *dev, nodus_entry_fn f
 	if (rc || intact)
 		return rc;
 	hit.running = fn;
+	hit.timed = timed;
 	char json[FRAME_BYTES];
 	struct text t = {json, 0, sizeof(json) - 1};
 	format_failure(&t, &hit, 1, 0);

@@ -28,10 +28,11 @@ int nodus__guard_install(const nodus_backend_ops *ops, void *dev, int result_fd,
 /* Tells the handler whose entry is whose (candidate NULL in an oracle). */
 void nodus__guard_solutions(nodus_entry_fn candidate, nodus_entry_fn reference);
 
-/* After fn's call or batch: checks every buffer's canaries. 0 when
- * intact (or the backend has none), 1 when one is broken (the FAIL frame
- * is sent), a negative error when the check itself failed. */
-int nodus__guard_check(const nodus_backend_ops *ops, void *dev, nodus_entry_fn fn,
+/* After fn's call (timed 0) or timed batch (timed 1): checks every
+ * buffer's canaries. 0 when intact (or the backend has none), 1 when one
+ * is broken (the FAIL frame is sent), a negative error when the check
+ * itself failed. */
+int nodus__guard_check(const nodus_backend_ops *ops, void *dev, nodus_entry_fn fn, int timed,
 		       nodus_error *err);
 
 #endif

@@ -606,7 +606,7 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		rc = w->ops->call_sync(w->dev, s->entry, &b.call, &status, err);
 		w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
 		phase_add(&w->phase.call_s, t0);
-		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, err)))
+		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, 0, err)))
 			goto out;
 		if (status) {
 			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
@@ -888,7 +888,7 @@ static int timed_sample(struct worker *w, struct timing_set *ts, struct solution
 	if (!rc)
 		rc = w->ops->time_batch(w->dev, s->entry, ts->calls, ts->n_calls, batch, out, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
-	return rc ? rc : nodus__guard_check(w->ops, w->dev, s->entry, err);
+	return rc ? rc : nodus__guard_check(w->ops, w->dev, s->entry, 1, err);
 }
 
 static int wait_command(char *cmd)
@@ -969,7 +969,7 @@ static int recheck_call(struct worker *w, struct timing_set *ts, uint64_t copy_b
 		if ((rc = poison_outputs(w, &view, host, err)))
 			return rc;
 		if ((rc = w->ops->call_sync(w->dev, w->cand.entry, &ts->calls[0], &status, err)) ||
-		    (rc = nodus__guard_check(w->ops, w->dev, w->cand.entry, err)))
+		    (rc = nodus__guard_check(w->ops, w->dev, w->cand.entry, 0, err)))
 			return rc;
 		if (status)
 			return fail("RUNTIME_ERROR", "", "recheck", "entry returned %d during timing",

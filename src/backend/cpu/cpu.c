@@ -29,6 +29,7 @@ struct cpu_ctx {
 	volatile uint64_t sink;   /* keeps the flush's reads alive */
 	nodus__cpu_guards *guards; /* every buffer alloc handed out */
 	nodus_entry_fn volatile running; /* the entry being called, for guard_fault */
+	volatile int timed;       /* running is inside time_batch */
 };
 
 static size_t parse_cache_size(const char *s)
@@ -141,6 +142,7 @@ static int cpu_guard_fault(void *ctx, const void *addr, nodus_guard_hit *hit)
 	if (!nodus__cpu_guards_fault(c->guards, addr, hit))
 		return 0;
 	hit->running = c->running;
+	hit->timed = c->timed;
 	return 1;
 }
 
@@ -178,6 +180,7 @@ static int cpu_time_batch(void *ctx, nodus_entry_fn fn, const nodus_call *calls,
 	struct cpu_ctx *c = ctx;
 	int status = 0;
 	c->running = fn;
+	c->timed = 1;
 	uint64_t t0 = nodus_now_ns();
 	for (int i = 0; i < batch; i++) {
 		int rc = fn(&calls[i % n_calls]);
@@ -199,6 +202,7 @@ static int cpu_call_sync(void *ctx, nodus_entry_fn fn, const nodus_call *call, i
 	(void)err;
 	struct cpu_ctx *c = ctx;
 	c->running = fn;
+	c->timed = 0;
 	*call_status = fn(call);
 	c->running = NULL;
 	return 0;

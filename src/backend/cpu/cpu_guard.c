@@ -299,6 +299,10 @@ int nodus__cpu_guards_fault(const nodus__cpu_guards *g, const void *addr, nodus_
 		if (!__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) || p < s->base ||
 		    p >= s->base + s->total)
 			continue;
+		/* the data pages fault only when read-only (or when a solution
+		 * changed their protection itself: not a guard's fault) */
+		if (p >= s->pages && p < s->pages + s->page_bytes && !s->read_only)
+			return 0;
 		hit->buffer = s->data;
 		hit->bytes = (int64_t)s->bytes;
 		hit->offset = (int64_t)(p - s->data);
