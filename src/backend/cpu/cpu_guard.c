@@ -18,6 +18,9 @@
  *
  * The canary byte at address a is pattern[a % 64], one random pattern per
  * registry, so a check is two memcmp calls per buffer.
+ *
+ * A read-only buffer costs its size again in address space (the alias)
+ * and a page fault per page in each mapping; its writes cost nothing more.
  * ------------------------------------------------------------------------ */
 #include "backend/cpu/cpu_guard.h"
 
@@ -47,6 +50,7 @@ struct slot {
 	size_t padded;            /* bytes rounded up to ALIGN_BYTES */
 	size_t front;             /* canary bytes before data (<= CANARY_FRONT_BYTES) */
 	int read_only;            /* protect(1) in force */
+	unsigned char *alias;     /* a writable mapping of the same data pages, or NULL */
 	const char *what, *name;  /* name_buffer's, borrowed */
 	volatile int live;        /* published last; read by the signal handler */
 };
@@ -91,9 +95,13 @@ void nodus__cpu_guards_free(nodus__cpu_guards *g)
 {
 	if (!g)
 		return;
-	for (int i = 0; i < g->used; i++)
-		if (g->slots[i].live)
-			munmap(g->slots[i].base, g->slots[i].total);
+	for (int i = 0; i < g->used; i++) {
+		if (!g->slots[i].live)
+			continue;
+		munmap(g->slots[i].base, g->slots[i].total);
+		if (g->slots[i].alias)
+			munmap(g->slots[i].alias, g->slots[i].page_bytes);
+	}
 	free(g->slots);
 	free(g);
 }
@@ -175,6 +183,8 @@ void nodus__cpu_guards_release(nodus__cpu_guards *g, void *ptr)
 		return;
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELEASE);
 	munmap(s->base, s->total);
+	if (s->alias)
+		munmap(s->alias, s->page_bytes);
 }
 
 void nodus__cpu_guards_name(nodus__cpu_guards *g, const void *ptr, const char *what,
@@ -187,11 +197,24 @@ void nodus__cpu_guards_name(nodus__cpu_guards *g, const void *ptr, const char *w
 	}
 }
 
-static int set_prot(struct slot *s, int read_only, nodus_error *err)
+/* Gives s a second, writable mapping of its data pages: the pages become
+ * shared memory (MAP_SHARED | MAP_ANONYMOUS, mapped over the private
+ * ones, whose only contents so far are the canaries) and mremap with an
+ * old size of 0 maps the same pages again elsewhere. */
+static int make_alias(nodus__cpu_guards *g, struct slot *s, nodus_error *err)
 {
-	if (mprotect(s->pages, s->page_bytes, read_only ? PROT_READ : PROT_READ | PROT_WRITE))
-		return NODUS_ERR(err, NODUS_EINTERNAL, "mprotect of a %zu-byte buffer: %s", s->bytes,
-				 strerror(errno));
+	void *view = mmap(s->pages, s->page_bytes, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (view == MAP_FAILED)
+		return NODUS_ERR(err, NODUS_ENOMEM, "cannot share a %zu-byte input's pages: %s",
+				 s->bytes, strerror(errno));
+	void *alias = mremap(s->pages, 0, s->page_bytes, MREMAP_MAYMOVE);
+	if (alias == MAP_FAILED)
+		return NODUS_ERR(err, NODUS_ENOMEM, "cannot map a %zu-byte input twice: %s",
+				 s->bytes, strerror(errno));
+	s->alias = alias;
+	canary(g, s->data - s->front, s->front, 0);
+	canary(g, s->data + s->bytes, s->padded - s->bytes, 0);
 	return 0;
 }
 
@@ -201,33 +224,33 @@ int nodus__cpu_guards_protect(nodus__cpu_guards *g, void *ptr, int read_only, no
 	if (!s)
 		return NODUS_ERR(err, NODUS_EINVAL, "protect: %p is not a buffer of the cpu backend",
 				 ptr);
-	int rc = set_prot(s, read_only, err);
-	if (!rc)
-		s->read_only = read_only;
-	return rc;
+	int rc = read_only && !s->alias ? make_alias(g, s, err) : 0;
+	if (rc)
+		return rc;
+	if (mprotect(s->pages, s->page_bytes, read_only ? PROT_READ : PROT_READ | PROT_WRITE))
+		return NODUS_ERR(err, NODUS_EINTERNAL, "mprotect of a %zu-byte buffer: %s", s->bytes,
+				 strerror(errno));
+	s->read_only = read_only;
+	return 0;
 }
 
-/* The read-only slot dst lies in, made writable, or NULL when dst needs
- * nothing lifted. */
-static struct slot *lift(nodus__cpu_guards *g, void *dst, int *rc, nodus_error *err)
+/* Where the harness writes bytes meant for dst: the writable alias when
+ * dst lies in a protected buffer's pages, else dst itself. */
+static void *writable(nodus__cpu_guards *g, void *dst, size_t bytes)
 {
 	struct slot *s = find(g, dst, 0);
-	*rc = 0;
-	if (!s || !s->read_only)
-		return NULL;
-	*rc = set_prot(s, 0, err);
-	return *rc ? NULL : s;
+	unsigned char *p = dst;
+	if (!s || !s->alias || p < s->pages || p + bytes > s->pages + s->page_bytes)
+		return dst;
+	return s->alias + (p - s->pages);
 }
 
 int nodus__cpu_guards_write(nodus__cpu_guards *g, void *dst, const void *src, size_t bytes,
 			    nodus_error *err)
 {
-	int rc;
-	struct slot *s = lift(g, dst, &rc, err);
-	if (rc)
-		return rc;
-	memcpy(dst, src, bytes);
-	return s ? set_prot(s, 1, err) : 0;
+	(void)err;
+	memcpy(writable(g, dst, bytes), src, bytes);
+	return 0;
 }
 
 int nodus__cpu_guards_patch(nodus__cpu_guards *g, const nodus_patch *patches, int n,
@@ -236,19 +259,9 @@ int nodus__cpu_guards_patch(nodus__cpu_guards *g, const nodus_patch *patches, in
 	for (int i = 0; i < n; i++)
 		if (patches[i].bytes < 1 || patches[i].bytes > 8)
 			return NODUS_ERR(err, NODUS_EINVAL, "patch of %u bytes", patches[i].bytes);
-	int i = 0;
-	while (i < n) {
-		int rc;
-		struct slot *s = lift(g, patches[i].dst, &rc, err);
-		if (rc)
-			return rc;
-		do /* the run of patches into this buffer */
-			memcpy(patches[i].dst, patches[i].value, patches[i].bytes);
-		while (++i < n && s && (unsigned char *)patches[i].dst >= s->data &&
-		       (unsigned char *)patches[i].dst + patches[i].bytes <= s->data + s->bytes);
-		if (s && (rc = set_prot(s, 1, err)))
-			return rc;
-	}
+	for (int i = 0; i < n; i++)
+		memcpy(writable(g, patches[i].dst, patches[i].bytes), patches[i].value,
+		       patches[i].bytes);
 	return 0;
 }
 

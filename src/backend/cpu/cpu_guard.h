@@ -16,6 +16,11 @@
  * guard faults. The slack between the lead guard and the front canary
  * (less than a page) is neither.
  *
+ * protect(1) makes the data pages shared memory mapped twice: read-only
+ * where solutions see them, writable at an address only the backend keeps,
+ * through which upload, copy and patch write (mprotect around every write
+ * cost 17 us per call on the 2-core machine, 8 ms per sample of 64 copies).
+ *
  * Call order: new; then alloc / release / name / protect / write / patch /
  * intact / fault in any order; free. Single-threaded, except fault, which
  * a signal handler may call at any moment: it only reads, and a slot is
@@ -44,8 +49,8 @@ void nodus__cpu_guards_name(nodus__cpu_guards *g, const void *ptr, const char *w
 int nodus__cpu_guards_protect(nodus__cpu_guards *g, void *ptr, int read_only, nodus_error *err);
 
 /* The harness's own writes: memcpy and patches that reach read-only
- * buffers too (the protection is lifted around them, once per buffer per
- * run of patches into it). */
+ * buffers too, through a second, writable mapping of their pages (made by
+ * protect), so no write costs a system call. */
 int nodus__cpu_guards_write(nodus__cpu_guards *g, void *dst, const void *src, size_t bytes,
 			    nodus_error *err);
 int nodus__cpu_guards_patch(nodus__cpu_guards *g, const nodus_patch *patches, int n,
