@@ -136,7 +136,8 @@ typedef struct nodus_backend_ops {
 	 * borrowed and must outlive the buffer. */
 	void (*name_buffer)(void *ctx, const void *ptr, const char *what, const char *name);
 	/* Checks the canaries of every live buffer, complete on return: *intact
-	 * is 1 when none changed, else 0 with the lowest broken byte in *hit.
+	 * is 1 when none changed, else 0 with a changed byte in *hit (cuda: the
+	 * lowest; cpu: the first of the first buffer found).
 	 * The worker calls it after every solution call or timed batch, outside
 	 * the timed region (cuda: one kernel over all of them). */
 	int (*guards_intact)(void *ctx, int *intact, nodus_guard_hit *hit, nodus_error *err);
@@ -146,8 +147,9 @@ typedef struct nodus_backend_ops {
 	int (*guard_fault)(void *ctx, const void *addr, nodus_guard_hit *hit);
 	/* Makes the buffer at ptr (as alloc returned it) read-only to solutions
 	 * (read_only 1) or writable again (0). The backend's own writes into
-	 * it (upload, copy, patch) still land: they lift the protection for
-	 * their own duration. NULL on cuda, which has no such protection. */
+	 * it (upload, copy, patch) still land, without a system call (cpu:
+	 * through a second, writable mapping of its pages). NULL on cuda,
+	 * which has no such protection. */
 	int (*protect)(void *ctx, void *ptr, size_t bytes, int read_only, nodus_error *err);
 } nodus_backend_ops;
 
