@@ -73,8 +73,9 @@ static void test_canaries(void **state)
 		memset(p, 0xab, n);                       /* every byte of it is usable */
 		assert_int_equal(e->ops->guards_intact(e->dev, &intact, &hit, &err), 0);
 		assert_int_equal(intact, 1);
-		if (n % 64) { /* 1.2 a byte past the end lands in the pad canary */
-			unsigned char keep = p[n];
+		{ /* 1.2 a byte past the end lands in the pad canary */
+			unsigned char keep = p[n], tail = p[n + 63];
+			(void)tail; /* 1.2 and the 64 bytes after the end are readable */
 			p[n] ^= 0x5a;
 			assert_int_equal(e->ops->guards_intact(e->dev, &intact, &hit, &err), 0);
 			assert_int_equal(intact, 0);
@@ -107,7 +108,7 @@ static void test_fault_lookup(void **state)
 	unsigned char *p;
 	nodus_error err;
 	nodus_guard_hit hit;
-	size_t n = 4000, end = 4032; /* 4000 rounded up to 64 */
+	size_t n = 4000, end = 4096; /* 4000 rounded up to 64, plus the 64-byte pad */
 	assert_int_equal(e->ops->alloc(e->dev, n, (void **)&p, &err), 0);
 	assert_int_equal(e->ops->guard_fault(e->dev, p + end, &hit), 1); /* 2.1 trail guard */
 	assert_int_equal(hit.kind, NODUS_GUARD_PAST_END);
@@ -229,12 +230,12 @@ static void test_handler(void **state)
 {
 	struct env *e = *state;
 	nodus_buf json = NODUS_BUF_INIT;
-	/* 4.1 one element past a 4096-byte buffer: the guard page */
-	int ws = run_child(e, write_victim, 1024, 0, 0, &json);
+	/* 4.1 past a 4096-byte buffer and its 64-byte pad: the guard page */
+	int ws = run_child(e, write_victim, 1040, 0, 0, &json);
 	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 1);
 	assert_non_null(strstr(json.data, "\"status\":\"CRASH\""));
 	assert_non_null(strstr(json.data, "\"guard\":\"out_of_bounds_write\""));
-	assert_non_null(strstr(json.data, "past the end of output 'v' (4096 bytes) at byte 4096"));
+	assert_non_null(strstr(json.data, "past the end of output 'v' (4096 bytes) at byte 4160, 64 bytes beyond its end"));
 	assert_non_null(strstr(json.data, "\"stage\":\"checked call\""));
 	/* 4.2 before the start, inside a timed batch */
 	ws = run_child(e, write_victim, -2048, 0, 1, &json);

@@ -11,10 +11,11 @@
  *     pages cost address space only (no memory), but the worker's
  *     RLIMIT_AS counts them, so they grow with the data (at most doubling
  *     it) rather than being large for every small buffer;
- *   - canaries of 64 bytes before the data and in the pad after it: the
+ *   - canaries of 64 bytes before the data and 64 to 127 after it: the
  *     data stays 64-byte aligned, as solutions were promised, so a guard
- *     page cannot touch an end that is not a multiple of 64; the bytes
- *     between are a random pattern compared after every call instead.
+ *     page cannot touch an end that is not a multiple of 64, and honest
+ *     code may read a vector's width past the end; the bytes between are
+ *     a random pattern compared after every call instead.
  *
  * The canary byte at address a is pattern[a % 64], one random pattern per
  * registry, so a check is two memcmp calls per buffer.
@@ -47,7 +48,7 @@ struct slot {
 	size_t page_bytes;        /* length of the data pages */
 	unsigned char *data;      /* what alloc returned */
 	size_t bytes;             /* as asked */
-	size_t padded;            /* bytes rounded up to ALIGN_BYTES */
+	size_t padded;            /* bytes rounded up to ALIGN_BYTES, plus ALIGN_BYTES */
 	size_t front;             /* canary bytes before data (<= CANARY_FRONT_BYTES) */
 	int read_only;            /* protect(1) in force */
 	unsigned char *alias;     /* a writable mapping of the same data pages, or NULL */
@@ -60,7 +61,7 @@ struct nodus__cpu_guards {
 	volatile int used;        /* slots [0, used) may be live */
 	int last;                 /* slot of the last lookup (patches come in runs) */
 	size_t page;              /* page size */
-	unsigned char pattern[ALIGN_BYTES]; /* canary byte at a = pattern[a % 64] */
+	unsigned char pattern[2 * ALIGN_BYTES]; /* canary byte at a = pattern[a % 64], twice over */
 };
 
 static size_t round_up(size_t v, size_t to)
@@ -81,13 +82,15 @@ nodus__cpu_guards *nodus__cpu_guards_new(void)
 	g->page = (size_t)sysconf(_SC_PAGESIZE);
 	/* unpredictable, so a solution cannot write a canary's value back
 	 * without reading it first; the clock stands in where getrandom fails */
-	if (getrandom(g->pattern, sizeof(g->pattern), 0) != (ssize_t)sizeof(g->pattern)) {
+	if (getrandom(g->pattern, ALIGN_BYTES, 0) != (ssize_t)ALIGN_BYTES) {
 		uint64_t x = nodus_now_ns() | 1;
-		for (size_t i = 0; i < sizeof(g->pattern); i++) {
+		for (size_t i = 0; i < ALIGN_BYTES; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			g->pattern[i] = (unsigned char)x;
 		}
 	}
+	/* a run of canary bytes starts at a % 64 and is at most 128 - a % 64 long */
+	memcpy(g->pattern + ALIGN_BYTES, g->pattern, ALIGN_BYTES);
 	return g;
 }
 
@@ -109,7 +112,7 @@ void nodus__cpu_guards_free(nodus__cpu_guards *g)
 /* Writes (or, with check, compares) the canary bytes [p, p + n). */
 static int canary(const nodus__cpu_guards *g, unsigned char *p, size_t n, int check)
 {
-	size_t at = (uintptr_t)p % ALIGN_BYTES; /* the runs never wrap: n <= 64 - at */
+	size_t at = (uintptr_t)p % ALIGN_BYTES; /* n <= 128 - at: see alloc */
 	if (check)
 		return memcmp(p, g->pattern + at, n) == 0;
 	memcpy(p, g->pattern + at, n);
@@ -127,7 +130,10 @@ int nodus__cpu_guards_alloc(nodus__cpu_guards *g, size_t bytes, void **ptr, nodu
 	struct slot s;
 	memset(&s, 0, sizeof(s));
 	s.bytes = bytes;
-	s.padded = round_up(bytes ? bytes : 1, ALIGN_BYTES);
+	/* at least 64 canary bytes after the data: a vector load a little past
+	 * the end reads them instead of faulting (honest tail loops do that);
+	 * a write there is still caught, by the canary */
+	s.padded = round_up(bytes, ALIGN_BYTES) + ALIGN_BYTES;
 	s.page_bytes = round_up(s.padded, g->page);
 	size_t trail = round_up(bytes, g->page);
 	trail = trail < TRAIL_MIN_BYTES ? TRAIL_MIN_BYTES : trail > TRAIL_MAX_BYTES ? TRAIL_MAX_BYTES : trail;

@@ -9,10 +9,12 @@
  *     PROT_NONE    (read/write pages, or read-only: protect)   PROT_NONE
  *
  * The data starts 64-byte aligned (solutions may use aligned vector
- * loads) and its 64-byte-rounded end abuts the trailing guard, so a write
- * past the end lands either in the pad (up to 63 bytes, a canary checked
- * after each call) or in the guard (a SIGSEGV the worker reports). The 64
- * bytes before the data are a canary too; further before it, the lead
+ * loads) and is followed by a pad of 64 to 127 canary bytes (up to the
+ * next multiple of 64, then 64 more) that abuts the trailing guard, so a
+ * write past the end lands either in the pad (a canary checked after each
+ * call) or in the guard (a SIGSEGV the worker reports), and a read a
+ * little past the end (a vector load at a loop's tail) never faults. The
+ * 64 bytes before the data are a canary too; further before it, the lead
  * guard faults. The slack between the lead guard and the front canary
  * (less than a page) is neither.
  *

@@ -6,9 +6,8 @@
  * Exploit: writes one element before the start of its output (an index
  * off by one downwards, or a negative offset into a neighbour). y is
  * exactly right.
- * nodus: a buffer that starts on a page lies right after a guard page
- * (n = 262144: y[-1] faults there); one that does not has a 64-byte canary
- * before it, checked after every call (n = 1000) -> CRASH, guard
+ * nodus: the 64 bytes before every buffer are a canary, checked after
+ * every call (further before it, guard pages fault) -> CRASH, guard
  * out_of_bounds_write.
  * ------------------------------------------------------------------------ */
 #include "nodus/solution.h"

@@ -9,10 +9,9 @@
  * reference's scratch). A harness that allocates with malloc and compares
  * only y never notices: the write lands in malloc's slack and nothing
  * crashes.
- * nodus: each buffer ends against a guard page (n = 262144: y[n] faults
- * there) or, when its size is not a multiple of 64 bytes, against a
- * canary checked after every call (n = 1000) -> CRASH, guard
- * out_of_bounds_write.
+ * nodus: every buffer is followed by 64 to 127 canary bytes (then guard
+ * pages), compared after every call: y[n] changes them (n = 262144: a
+ * 64-byte pad; n = 1000: 96 bytes) -> CRASH, guard out_of_bounds_write.
  * ------------------------------------------------------------------------ */
 #include "nodus/solution.h"
 

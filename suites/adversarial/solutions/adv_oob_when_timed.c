@@ -7,10 +7,12 @@
  * past the end only from its 24th call on, when the timing has begun (a
  * harness that looks for overruns only around its correctness trials
  * never sees it). y is exactly right.
- * nodus: the guard pages are there for every call and the canaries are
- * checked after every timed sample too -> CRASH, guard
- * out_of_bounds_write (n = 262144: a fault in a timed batch; n = 1000:
- * the canary after it).
+ * It writes y[n] where n is not a multiple of 64 (n = 1000) and y[n +
+ * 1024], 4 KiB further, where it is (n = 262144), so that one pair meets
+ * each kind of guard.
+ * nodus: the canaries are checked after every timed batch too (n = 1000)
+ * and the guard pages fault inside it (n = 262144) -> CRASH, guard
+ * out_of_bounds_write.
  * ------------------------------------------------------------------------ */
 #include "nodus/solution.h"
 
@@ -24,6 +26,6 @@ int adv_oob_when_timed(const nodus_call *call)
 	for (int64_t i = 0; i < n; i++)
 		y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 	if (++calls >= 24)
-		((volatile float *)y)[n] = 0.0f;
+		((volatile float *)y)[n % 64 ? n : n + 1024] = 0.0f;
 	return 0;
 }
