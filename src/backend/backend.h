@@ -12,7 +12,8 @@
  * with a message that says which.
  *
  * Call order: open; then alloc/upload/download/free, flush, time_batch in
- * any order; fingerprint any time after open; close.
+ * any order; fingerprint any time after open; close. The guard ops
+ * (name_buffer, protect) take buffers alloc returned and not yet freed.
  * All functions return 0 or a negative NODUS_E* code and fill err.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_BACKEND_H
@@ -54,6 +55,26 @@ typedef struct nodus_fill_spec {
 	uint32_t tensor;       /* third counter word */
 	int n_draws;           /* Philox blocks per group of four elements: 2 or 4 */
 } nodus_fill_spec;
+
+/* Where a solution wrote outside a buffer the harness gave it (guards_intact,
+ * guard_fault). Offsets are in bytes from the buffer's first byte, so a write
+ * before the start has a negative offset and one past the end an offset of at
+ * least bytes. */
+enum {
+	NODUS_GUARD_PAST_END = 1, /* at or after the buffer's end */
+	NODUS_GUARD_BEFORE_START, /* before its first byte */
+	NODUS_GUARD_READ_ONLY     /* inside a buffer made read-only by protect */
+};
+typedef struct nodus_guard_hit {
+	int kind;               /* NODUS_GUARD_* */
+	const void *buffer;     /* the buffer as alloc returned it */
+	int64_t bytes;          /* its size as asked of alloc */
+	int64_t offset;         /* the first bad byte, from the buffer's start */
+	const char *what;       /* "input", "output", "workspace" (name_buffer), or NULL */
+	const char *name;       /* the tensor's name (name_buffer), or NULL */
+	nodus_entry_fn running; /* the entry being called at the time, or NULL (guard_fault) */
+	int timed;              /* 1: during time_batch, 0: during call_sync (guard_fault) */
+} nodus_guard_hit;
 
 /* A few bytes to write at a device address (input perturbations). */
 typedef struct nodus_patch {
@@ -113,6 +134,29 @@ typedef struct nodus_backend_ops {
 	 * one timed batch are poisoned before it with one launch. */
 	int (*poison)(void *ctx, void *const *ptrs, const int64_t *bytes, int n,
 		      const unsigned char pattern[8], nodus_error *err);
+	/* ---- buffer guards (docs/sandbox.md, "Buffer guards"); all optional ----
+	 * Every buffer alloc returns lies between guard regions: on cpu
+	 * PROT_NONE pages with a canary in the bytes between the buffer and
+	 * them; on cuda canary regions of device memory. */
+	/* Gives a buffer the names a failure message uses; both strings are
+	 * borrowed and must outlive the buffer. */
+	void (*name_buffer)(void *ctx, const void *ptr, const char *what, const char *name);
+	/* Checks the canaries of every live buffer, complete on return: *intact
+	 * is 1 when none changed, else 0 with a changed byte in *hit (cuda: the
+	 * lowest; cpu: the first of the first buffer found).
+	 * The worker calls it after every solution call or timed batch, outside
+	 * the timed region (cuda: one kernel over all of them). */
+	int (*guards_intact)(void *ctx, int *intact, nodus_guard_hit *hit, nodus_error *err);
+	/* Async-signal-safe (called from the worker's SIGSEGV handler): 1 with
+	 * *hit filled when addr lies in a guard page or a read-only buffer,
+	 * with hit->running the entry the backend was calling, else 0. */
+	int (*guard_fault)(void *ctx, const void *addr, nodus_guard_hit *hit);
+	/* Makes the buffer at ptr (as alloc returned it) read-only to solutions
+	 * (read_only 1) or writable again (0). The backend's own writes into
+	 * it (upload, copy, patch) still land, without a system call (cpu:
+	 * through a second, writable mapping of its pages). NULL on cuda,
+	 * which has no such protection. */
+	int (*protect)(void *ctx, void *ptr, size_t bytes, int read_only, nodus_error *err);
 } nodus_backend_ops;
 
 const nodus_backend_ops *nodus_backend_cpu(void);

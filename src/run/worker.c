@@ -43,6 +43,7 @@
 #include "exec/exec.h"
 #include "judge/judge.h"
 #include "measure/stats.h"
+#include "run/guard.h"
 #include "run/protocol.h"
 #include "run/worker.h"
 
@@ -281,6 +282,17 @@ static void fill_tensor(nodus_tensor *t, const nodus_tensor_spec *ts, const int6
 	t->name = ts->name;
 }
 
+/* Names a buffer for the guards' messages and, for an input, makes it
+ * read-only to solutions where the backend can (cpu); the backend's own
+ * writes (upload, copy, patch) still reach it. */
+static int guard_buffer(struct worker *w, void *ptr, size_t bytes, const char *what,
+			const char *name, int read_only, nodus_error *err)
+{
+	if (w->ops->name_buffer)
+		w->ops->name_buffer(w->dev, ptr, what, name);
+	return read_only && w->ops->protect ? w->ops->protect(w->dev, ptr, bytes, 1, err) : 0;
+}
+
 /* Allocates inputs (unless share_inputs) and outputs for the given axes. */
 static int buffers_alloc(struct worker *w, struct call_buffers *b, const int64_t *axes,
 			 int alloc_inputs, int64_t *axes_store, nodus_error *err)
@@ -291,6 +303,8 @@ static int buffers_alloc(struct worker *w, struct call_buffers *b, const int64_t
 		size_t n = (size_t)nodus__tensor_numel(&t->inputs[i], axes) *
 			   nodus_dtype_size(t->inputs[i].dtype);
 		int rc = w->ops->alloc(w->dev, n, &b->in[i], err);
+		if (!rc)
+			rc = guard_buffer(w, b->in[i], n, "input", t->inputs[i].name, 1, err);
 		if (rc)
 			return rc;
 		fill_tensor(&b->tin[i], &t->inputs[i], axes, b->in[i]);
@@ -299,6 +313,8 @@ static int buffers_alloc(struct worker *w, struct call_buffers *b, const int64_t
 		size_t n = (size_t)nodus__tensor_numel(&t->outputs[o], axes) *
 			   nodus_dtype_size(t->outputs[o].dtype);
 		int rc = w->ops->alloc(w->dev, n, &b->out[o], err);
+		if (!rc)
+			rc = guard_buffer(w, b->out[o], n, "output", t->outputs[o].name, 0, err);
 		if (rc)
 			return rc;
 		fill_tensor(&b->tout[o], &t->outputs[o], axes, b->out[o]);
@@ -590,7 +606,7 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		rc = w->ops->call_sync(w->dev, s->entry, &b.call, &status, err);
 		w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
 		phase_add(&w->phase.call_s, t0);
-		if (rc)
+		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, 0, err)))
 			goto out;
 		if (status) {
 			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
@@ -893,7 +909,7 @@ static int timed_sample(struct worker *w, struct timing_set *ts, struct solution
 	if (!rc)
 		rc = w->ops->time_batch(w->dev, s->entry, ts->calls, ts->n_calls, batch, out, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
-	return rc;
+	return rc ? rc : nodus__guard_check(w->ops, w->dev, s->entry, 1, err);
 }
 
 /* Reads a CMD frame. Anything unreadable is a stop. */
@@ -990,7 +1006,7 @@ static int round_batch(struct worker *w, struct timing_set *ts, struct solution_
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, t, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
-	if (rc)
+	if (rc || (rc = nodus__guard_check(w->ops, w->dev, sol->entry, 1, err)))
 		return rc;
 	msg.status = t->call_status;
 	msg.event_ns = t->event_ns;
@@ -1282,6 +1298,9 @@ static int worker_run(struct worker *w, nodus_error *err)
 	w->fill_threads = json_int(w->job, "lockdown", 0) ? 1 : (int)(cpus > 16 ? 16 : cpus);
 	nodus_rng_seed(&w->rng, json_u64(w->job, "order_seed"));
 
+	/* before any solution code exists in the process */
+	if ((rc = nodus__guard_install(w->ops, w->dev, RESULT_FD, err)))
+		return rc;
 	uint64_t t_load = nodus_now_ns();
 	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
 		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
@@ -1289,13 +1308,15 @@ static int worker_run(struct worker *w, nodus_error *err)
 	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
 		return fail_err("LOAD_ERROR", "load", err), 1;
 	phase_add(&w->phase.load_s, t_load);
+	nodus__guard_solutions(w->is_measure ? w->cand.entry : NULL, w->ref.entry);
 	const char *bad = w->is_measure ? interposed_symbol(&w->cand) : NULL;
 	if (bad)
 		return fail("REWARD_HACK", "symbol_interposition", "load",
 			    "candidate exports '%s', which would interpose on the harness", bad),
 		       1;
 
-	if ((rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)))
+	if ((rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)) ||
+	    (rc = guard_buffer(w, w->workspace, WORKSPACE_BYTES, "workspace", "workspace", 0, err)))
 		return rc;
 	w->host_ws = malloc(WORKSPACE_BYTES);
 	if (!w->host_ws)

@@ -56,6 +56,27 @@ if missing:
     print("FAIL: no record for", sorted(missing))
     sys.exit(1)
 PY
+# a candidate tagged guard_NAME must be caught by that guard: a status alone
+# (CRASH, INPUT_MUTATED) cannot tell a named guard from a plain signal death
+python3 - "$tmp/r.db" "$tmp/suites/adversarial/campaign.json" <<'PY' || fails=$((fails + 1))
+import json, os, sqlite3, sys
+db, campaign = sys.argv[1], sys.argv[2]
+root = os.path.dirname(campaign)
+want = {}
+for path in json.load(open(campaign))["solutions"]:
+    sol = json.load(open(os.path.join(root, path)))
+    for tag in sol.get("tags", []):
+        if tag.startswith("guard_"):
+            want[sol["name"]] = tag[len("guard_"):]
+bad = 0
+for pid, cand, guard in sqlite3.connect(db).execute(
+        "SELECT r.pair_id, p.candidate, r.guard FROM records r JOIN pairs p"
+        " ON p.plan_digest = r.plan_digest AND p.pair_id = r.pair_id WHERE r.final = 1"):
+    if cand in want and guard != want[cand]:
+        print(f"FAIL: {pid}: expected guard {want[cand]}, got {guard}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
 [ -n "${GUARDS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_OUT"
 [ "$fails" -eq 0 ] && echo "t6000: $n exploits caught as declared"
 exit $((fails > 0))

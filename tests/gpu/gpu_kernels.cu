@@ -14,6 +14,8 @@
  *   tiny        a 1-block kernel of a few microseconds at most
  *   sum_read    reads inputs[0] (float) once, sums into outputs[0][0]
  *   fault       writes through an invalid pointer (illegal address)
+ *   write_past  writes outputs[0][numel], one element past its end
+ *   write_before writes outputs[0][-1], one element before its start
  * ------------------------------------------------------------------------ */
 #include <cuda_runtime.h>
 
@@ -92,5 +94,23 @@ extern "C" int sum_read(const nodus_call *call)
 extern "C" int fault(const nodus_call *call)
 {
 	fault_kernel<<<1, 32, 0, (cudaStream_t)call->stream>>>((float *)0x10);
+	return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+static __global__ void store_kernel(float *at)
+{
+	*at = 1.0f;
+}
+
+extern "C" int write_past(const nodus_call *call)
+{
+	store_kernel<<<1, 1, 0, (cudaStream_t)call->stream>>>((float *)call->outputs[0].data +
+								 call->outputs[0].numel);
+	return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+extern "C" int write_before(const nodus_call *call)
+{
+	store_kernel<<<1, 1, 0, (cudaStream_t)call->stream>>>((float *)call->outputs[0].data - 1);
 	return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }

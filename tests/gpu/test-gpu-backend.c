@@ -328,6 +328,49 @@ static double now_s(void)
 /* host_pin: downloads into page-locked memory return the same bytes as into
  * pageable memory, and host_unpin gives the memory back to free(). The rates
  * are information (bench/, not a test, holds speed targets). */
+/* The canaries around every buffer (cuda_guard.cu): intact after honest
+ * work, broken by one element written past the end or before the start,
+ * and located: buffer, offset, name. Each write goes to a buffer of its
+ * own, freed after, so that later checks find every canary intact again. */
+static void test_guards(env *e, nodus_entry_fn past, nodus_entry_fn before, nodus_entry_fn honest,
+			const nodus_call *honest_call)
+{
+	nodus_error err;
+	int intact = 0, status = 0;
+	nodus_guard_hit hit;
+	int ret = e->ops->call_sync(e->ctx, honest, honest_call, &status, &err);
+	if (!ret)
+		ret = e->ops->guards_intact(e->ctx, &intact, &hit, &err);
+	check(e, ret == 0 && intact == 1, "guards: every canary intact after an honest call");
+	nodus_entry_fn fns[2] = {past, before};
+	for (int k = 0; k < 2; k++) {
+		void *z = NULL;
+		const int64_t numel = 1000; /* 4000 bytes: the canary starts mid-word of 16 */
+		if (e->ops->alloc(e->ctx, (size_t)numel * 4, &z, &err))
+			die_err("alloc", &err);
+		e->ops->name_buffer(e->ctx, z, "output", "z");
+		call_buf cb;
+		call_init(&cb, NULL, 0, z, numel, 0);
+		ret = e->ops->call_sync(e->ctx, fns[k], &cb.call, &status, &err);
+		intact = 1;
+		if (!ret)
+			ret = e->ops->guards_intact(e->ctx, &intact, &hit, &err);
+		/* the lowest byte that differs: one of the float's four (a byte of
+		 * 1.0f may equal the pattern's) */
+		int64_t want = k == 0 ? numel * 4 : -4;
+		check(e, ret == 0 && intact == 0 && hit.buffer == z && hit.offset >= want &&
+			     hit.offset < want + 4 &&
+			     hit.kind == (k == 0 ? NODUS_GUARD_PAST_END : NODUS_GUARD_BEFORE_START) &&
+			     hit.name && strcmp(hit.name, "z") == 0,
+		      k == 0 ? "guards: a write one element past the end is found at byte 4000"
+			     : "guards: a write one element before the start is found at byte -4");
+		e->ops->free(e->ctx, z);
+		intact = 0;
+		ret = e->ops->guards_intact(e->ctx, &intact, &hit, &err);
+		check(e, ret == 0 && intact == 1, "guards: intact again once that buffer is freed");
+	}
+}
+
 static void test_host_pin(env *e, void *buf, int64_t numel)
 {
 	nodus_error err;
@@ -514,6 +557,8 @@ int main(int argc, char **argv)
 	test_patch(&e, x, n);
 	test_fill(&e, x, n);
 	test_host_pin(&e, x, n);
+	test_guards(&e, entry(&e, "write_past"), entry(&e, "write_before"), entry(&e, "sum_read"),
+		    &cb.call);
 	test_fault(&e, entry(&e, "fault"), &cb.call);
 
 	printf("%d checks, %d failed\n", e.test_no, e.failures);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
- * cpu.c: the cpu backend. Buffers are plain host memory (64-byte aligned,
- * so solutions may use aligned vector loads), "device time" is the
+ * cpu.c: the cpu backend. Buffers are host memory (64-byte aligned, so
+ * solutions may use aligned vector loads), each its own mapping between
+ * guard pages with canaries in the bytes between (cpu_guard.c), and inputs
+ * may be made read-only to solutions (protect); "device time" is the
  * monotonic clock around a batch, and flushing writes then reads a buffer
  * twice the size of the last-level cache so that neither solution starts a
  * sample with the other's data (or its own previous inputs) cached.
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_guard.h"
 #include "common/common.h"
 
 struct cpu_ctx {
@@ -24,6 +27,9 @@ struct cpu_ctx {
 	size_t flush_bytes;       /* size of flush_buf */
 	size_t llc_bytes;         /* last-level cache size found at open */
 	volatile uint64_t sink;   /* keeps the flush's reads alive */
+	nodus__cpu_guards *guards; /* every buffer alloc handed out */
+	nodus_entry_fn volatile running; /* the entry being called, for guard_fault */
+	volatile int timed;       /* running is inside time_batch */
 };
 
 static size_t parse_cache_size(const char *s)
@@ -71,6 +77,12 @@ static int cpu_open(void **out, nodus_error *err)
 				 bytes);
 	}
 	memset(c->flush_buf, 1, c->flush_bytes);
+	c->guards = nodus__cpu_guards_new();
+	if (!c->guards) {
+		free(c->flush_buf);
+		free(c);
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the cpu backend's buffer table");
+	}
 	*out = c;
 	return 0;
 }
@@ -81,42 +93,64 @@ static void cpu_close(void *ctx)
 	if (!c)
 		return;
 	free(c->flush_buf);
+	nodus__cpu_guards_free(c->guards);
 	free(c);
 }
 
 static int cpu_alloc(void *ctx, size_t bytes, void **ptr, nodus_error *err)
 {
-	(void)ctx;
-	void *p = NULL;
-	if (posix_memalign(&p, 64, bytes ? bytes : 64))
-		return NODUS_ERR(err, NODUS_ENOMEM, "cannot allocate %zu bytes", bytes);
-	*ptr = p;
-	return 0;
+	struct cpu_ctx *c = ctx;
+	return nodus__cpu_guards_alloc(c->guards, bytes, ptr, err);
 }
 
 static void cpu_free(void *ctx, void *ptr)
 {
-	(void)ctx;
-	free(ptr);
+	struct cpu_ctx *c = ctx;
+	nodus__cpu_guards_release(c->guards, ptr);
 }
 
+/* upload, download and copy: the destination may be a read-only input */
 static int cpu_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err)
 {
-	(void)ctx;
-	(void)err;
-	memcpy(dst, src, bytes);
-	return 0;
+	struct cpu_ctx *c = ctx;
+	return nodus__cpu_guards_write(c->guards, dst, src, bytes, err);
 }
 
 static int cpu_patch(void *ctx, const nodus_patch *patches, int n, nodus_error *err)
 {
-	(void)ctx;
-	for (int i = 0; i < n; i++) {
-		if (patches[i].bytes < 1 || patches[i].bytes > 8)
-			return NODUS_ERR(err, NODUS_EINVAL, "patch of %u bytes", patches[i].bytes);
-		memcpy(patches[i].dst, patches[i].value, patches[i].bytes);
-	}
+	struct cpu_ctx *c = ctx;
+	return nodus__cpu_guards_patch(c->guards, patches, n, err);
+}
+
+static void cpu_name_buffer(void *ctx, const void *ptr, const char *what, const char *name)
+{
+	struct cpu_ctx *c = ctx;
+	nodus__cpu_guards_name(c->guards, ptr, what, name);
+}
+
+static int cpu_guards_intact(void *ctx, int *intact, nodus_guard_hit *hit, nodus_error *err)
+{
+	(void)err;
+	struct cpu_ctx *c = ctx;
+	nodus__cpu_guards_intact(c->guards, intact, hit);
 	return 0;
+}
+
+static int cpu_guard_fault(void *ctx, const void *addr, nodus_guard_hit *hit)
+{
+	struct cpu_ctx *c = ctx;
+	if (!nodus__cpu_guards_fault(c->guards, addr, hit))
+		return 0;
+	hit->running = c->running;
+	hit->timed = c->timed;
+	return 1;
+}
+
+static int cpu_protect(void *ctx, void *ptr, size_t bytes, int read_only, nodus_error *err)
+{
+	(void)bytes; /* the whole buffer alloc made */
+	struct cpu_ctx *c = ctx;
+	return nodus__cpu_guards_protect(c->guards, ptr, read_only, err);
 }
 
 static int cpu_flush(void *ctx, nodus_error *err)
@@ -142,9 +176,11 @@ static void *cpu_stream(void *ctx)
 static int cpu_time_batch(void *ctx, nodus_entry_fn fn, const nodus_call *calls, int n_calls,
 			  int batch, nodus_timing *out, nodus_error *err)
 {
-	(void)ctx;
 	(void)err;
+	struct cpu_ctx *c = ctx;
 	int status = 0;
+	c->running = fn;
+	c->timed = 1;
 	uint64_t t0 = nodus_now_ns();
 	for (int i = 0; i < batch; i++) {
 		int rc = fn(&calls[i % n_calls]);
@@ -152,6 +188,7 @@ static int cpu_time_batch(void *ctx, nodus_entry_fn fn, const nodus_call *calls,
 			status = rc;
 	}
 	uint64_t t1 = nodus_now_ns();
+	c->running = NULL;
 	out->event_ns = (int64_t)(t1 - t0);
 	out->host_ns = out->event_ns;
 	out->sm_clock_mhz = 0;
@@ -162,9 +199,12 @@ static int cpu_time_batch(void *ctx, nodus_entry_fn fn, const nodus_call *calls,
 static int cpu_call_sync(void *ctx, nodus_entry_fn fn, const nodus_call *call, int *call_status,
 			 nodus_error *err)
 {
-	(void)ctx;
 	(void)err;
+	struct cpu_ctx *c = ctx;
+	c->running = fn;
+	c->timed = 0;
 	*call_status = fn(call);
+	c->running = NULL;
 	return 0;
 }
 
@@ -240,6 +280,10 @@ static const nodus_backend_ops cpu_ops = {
 	.time_batch = cpu_time_batch,
 	.call_sync = cpu_call_sync,
 	.fingerprint = cpu_fingerprint,
+	.name_buffer = cpu_name_buffer,
+	.guards_intact = cpu_guards_intact,
+	.guard_fault = cpu_guard_fault,
+	.protect = cpu_protect,
 };
 
 const nodus_backend_ops *nodus_backend_cpu(void)

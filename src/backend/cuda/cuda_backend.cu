@@ -126,6 +126,7 @@ static void cuda_close(void *ctx)
 	if (c->patch_host)
 		cudaFreeHost(c->patch_host);
 	nodus__cuda_fill_release(c);
+	nodus__cuda_guard_release(c);
 	if (c->start)
 		cudaEventDestroy(c->start);
 	if (c->stop)
@@ -180,6 +181,8 @@ static int cuda_open(void **ctx, nodus_error *err)
 	if (!ret) /* now, before any solution can have taken the device's memory */
 		ret = nodus__cuda_fill_init(c, err);
 	if (!ret)
+		ret = nodus__cuda_guard_init(c, err);
+	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaDeviceSynchronize());
 	c->setup_s = seconds_now() - t1;
 	if (ret) {
@@ -197,17 +200,15 @@ static void cuda_open_cost(void *ctx, double *context_s, double *setup_s)
 	*setup_s = c->setup_s;
 }
 
+/* Every buffer lies between canaries (cuda_guard.cu). */
 static int cuda_alloc(void *ctx, size_t bytes, void **ptr, nodus_error *err)
 {
-	(void)ctx;
-	*ptr = NULL;
-	return NODUS_CUDA_CALL(err, cudaMalloc(ptr, bytes ? bytes : 1));
+	return nodus__cuda_guard_alloc((cuda_ctx *)ctx, bytes, ptr, err);
 }
 
 static void cuda_free(void *ctx, void *ptr)
 {
-	(void)ctx;
-	if (ptr)
+	if (ptr && !nodus__cuda_guard_free((cuda_ctx *)ctx, ptr))
 		cudaFree(ptr); /* cannot report; a sticky error shows on the next call */
 }
 
@@ -439,6 +440,10 @@ static const nodus_backend_ops cuda_ops = {
 	cuda_host_pin,
 	cuda_host_unpin,
 	nodus__cuda_poison,
+	nodus__cuda_guard_name,
+	nodus__cuda_guards_intact,
+	NULL, /* guard_fault: a device has no guard pages to fault on */
+	NULL, /* protect: nor read-only device memory */
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default

@@ -34,6 +34,8 @@ extern "C" {
 #undef _Noreturn
 #endif
 
+typedef struct nodus__cuda_guards nodus__cuda_guards;
+
 /* What one opened backend owns. Created by open, released by close. */
 typedef struct cuda_ctx {
 	int device;                  /* CUDA device ordinal in use */
@@ -53,6 +55,7 @@ typedef struct cuda_ctx {
 	nodus_patch *patch_host;     /* pinned staging for it */
 	int patch_cap;               /* entries both hold */
 	void *fill_near;             /* fill: counter and near indices (device), lazily made */
+	nodus__cuda_guards *guards;  /* cuda_guard.cu: every buffer alloc handed out */
 	char pci_bus_id[32];         /* "0000:19:00.0" from cudaDeviceGetPCIBusId */
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
 	double context_s;            /* open: driver start and context creation */
@@ -79,6 +82,15 @@ void nodus__cuda_fill_release(cuda_ctx *c);
 /* cuda_poison.cu: the backend's poison op (backend.h). */
 int nodus__cuda_poison(void *ctx, void *const *ptrs, const int64_t *bytes, int n,
 		       const unsigned char pattern[8], nodus_error *err);
+/* The buffer guards (cuda_guard.cu): canaries around every buffer alloc
+ * hands out, checked by one kernel. init at open, release at close;
+ * guard_free returns 0 for a pointer that is not one of its buffers. */
+int nodus__cuda_guard_init(cuda_ctx *c, nodus_error *err);
+void nodus__cuda_guard_release(cuda_ctx *c);
+int nodus__cuda_guard_alloc(cuda_ctx *c, size_t bytes, void **ptr, nodus_error *err);
+int nodus__cuda_guard_free(cuda_ctx *c, void *ptr);
+void nodus__cuda_guard_name(void *ctx, const void *ptr, const char *what, const char *name);
+int nodus__cuda_guards_intact(void *ctx, int *intact, nodus_guard_hit *hit, nodus_error *err);
 
 /* The fingerprint op (cuda_fingerprint.cu). */
 int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err);
