@@ -246,13 +246,84 @@ int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 	return 0;
 }
 
+/* Writes instance in's perturbation of input i into the device buffer
+ * dev_data, after its values are drawn; where two perturbed elements share
+ * an index the later wins, as in nodus__instance_fill, and patches of one
+ * call must not overlap. */
+static int patch_perturbation(const nodus_task *t, const nodus_workload *w,
+			      const nodus_instance *in, int i, const nodus_backend_ops *ops,
+			      void *dev, void *dev_data, nodus_error *err)
+{
+	static nodus_patch patches[NODUS_PERTURB_ELEMENTS];
+	size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+	int rc;
+	nodus_perturbation p;
+	if ((rc = nodus__perturbation(t, w, in, in->perturb_seed, &p)))
+		return NODUS_ERR(err, rc, "cannot draw a perturbation");
+	int n = 0;
+	for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
+		int later = 0;
+		for (int f = e + 1; f < NODUS_PERTURB_ELEMENTS; f++)
+			later |= p.index[i][f] == p.index[i][e];
+		if (later)
+			continue;
+		memset(&patches[n], 0, sizeof(patches[n]));
+		patches[n].dst = (char *)dev_data + (size_t)p.index[i][e] * esize;
+		patches[n].bytes = (uint32_t)esize;
+		memcpy(patches[n].value, p.value[i][e], esize);
+		n++;
+	}
+	return ops->patch(dev, patches, n, err);
+}
+
+/* Copy in->copy > 0 of input i on the device: copy 0 drawn into a buffer
+ * of its own, rotated into dev_data (two device copies), then perturbed:
+ * the oracle rebuilds a checked timed call's inputs as fast as a trial's. */
+static int fill_copy_device(const nodus_task *t, const nodus_workload *w,
+			    const nodus_instance *in, int i, const nodus_backend_ops *ops, void *dev,
+			    void *dev_data, int *done, nodus_error *err)
+{
+	if (!ops->copy || !ops->alloc || !ops->free)
+		return 0;
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, in->probe, axes);
+	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
+	size_t es = nodus_dtype_size(t->inputs[i].dtype);
+	nodus_instance base = *in;
+	base.copy = 0;
+	base.sample = -1;
+	void *tmp = NULL;
+	int rc = ops->alloc(dev, (size_t)numel * es, &tmp, err);
+	if (rc)
+		return rc;
+	rc = nodus__instance_fill_device(t, w, &base, i, ops, dev, tmp, done, err);
+	if (!rc && *done) {
+		size_t total = (size_t)numel * es;
+		size_t cut = (size_t)nodus__copy_shift(in->copy_base, i, in->copy, numel) * es;
+		if (total - cut)
+			rc = ops->copy(dev, dev_data, (const char *)tmp + cut, total - cut, err);
+		if (!rc && cut)
+			rc = ops->copy(dev, (char *)dev_data + (total - cut), tmp, cut, err);
+	}
+	ops->free(dev, tmp);
+	if (rc || !*done)
+		return rc;
+	if (in->sample >= 0 && (rc = patch_perturbation(t, w, in, i, ops, dev, dev_data, err))) {
+		*done = 0;
+		return rc;
+	}
+	return 0;
+}
+
 int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 				const nodus_instance *in, int i, const nodus_backend_ops *ops,
 				void *dev, void *dev_data, int *done, nodus_error *err)
 {
 	*done = 0;
-	if (!ops->fill || i < 0 || i >= t->n_inputs || in->copy > 0) /* a rotation: the host's */
+	if (!ops->fill || i < 0 || i >= t->n_inputs)
 		return 0;
+	if (in->copy > 0)
+		return fill_copy_device(t, w, in, i, ops, dev, dev_data, done, err);
 	int64_t axes[NODUS_MAX_AXES];
 	nodus__instance_axes(t, w, in->probe, axes);
 	int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
@@ -282,29 +353,8 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 	}
 	if (n_near > 0 && (rc = ops->patch(dev, patches, n_near, err)))
 		return rc;
-	if (in->sample >= 0) {
-		/* the recheck's perturbation, after the host's values above; where
-		 * two perturbed elements share an index the later wins, as in
-		 * nodus__instance_fill, and patches of one call must not overlap */
-		nodus_perturbation p;
-		if ((rc = nodus__perturbation(t, w, in, in->perturb_seed, &p)))
-			return NODUS_ERR(err, rc, "cannot draw a perturbation");
-		int n = 0;
-		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
-			int later = 0;
-			for (int f = e + 1; f < NODUS_PERTURB_ELEMENTS; f++)
-				later |= p.index[i][f] == p.index[i][e];
-			if (later)
-				continue;
-			memset(&patches[n], 0, sizeof(patches[n]));
-			patches[n].dst = (char *)dev_data + (size_t)p.index[i][e] * esize;
-			patches[n].bytes = (uint32_t)esize;
-			memcpy(patches[n].value, p.value[i][e], esize);
-			n++;
-		}
-		if ((rc = ops->patch(dev, patches, n, err)))
-			return rc;
-	}
+	if (in->sample >= 0 && (rc = patch_perturbation(t, w, in, i, ops, dev, dev_data, err)))
+		return rc;
 	*done = 1;
 	return 0;
 }

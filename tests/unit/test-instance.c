@@ -192,6 +192,67 @@ static void test_copy_rebuilt_as_worker_rotates(void **state)
 	}
 }
 
+static int fake_alloc(void *ctx, size_t bytes, void **ptr, nodus_error *err)
+{
+	(void)ctx, (void)err;
+	*ptr = malloc(bytes);
+	return *ptr ? 0 : -1;
+}
+static void fake_free(void *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+static int fake_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_error *err)
+{
+	(void)ctx, (void)err;
+	memcpy(dst, src, bytes);
+	return 0;
+}
+
+/* The oracle's device path for a checked call's copy (copy > 0 under a
+ * perturbation) gives the bits of the host's draw: copy 0 drawn, rotated,
+ * perturbed. */
+static void test_copy_on_device_as_host(void **state)
+{
+	(void)state;
+	nodus_task t;
+	nodus_workload w;
+	const int64_t n = 4099;
+	make_task(&t, &w, n);
+	const uint64_t base = 0x5151;
+	nodus_instance c0 = {0, 0, 0, 0, 77, -1, 0, base, 0};
+	nodus_instance c7 = {0, 0, 0, 7, 77, 123456789, 3, base, 0};
+	float *pristine[2] = {malloc(n * 4), malloc(n * 4)}, *want[2] = {malloc(n * 4), malloc(n * 4)};
+	float *got = malloc(n * 4);
+	assert_int_equal(nodus__instance_fill(&t, &w, &c0, 3, 1, (void *const *)pristine), 0);
+	assert_int_equal(nodus__instance_fill(&t, &w, &c7, 3, 1, (void *const *)want), 0);
+	nodus_backend_ops ops;
+	memset(&ops, 0, sizeof(ops));
+	ops.fill = fake_fill;
+	ops.patch = fake_patch;
+	ops.alloc = fake_alloc;
+	ops.free = fake_free;
+	ops.copy = fake_copy;
+	for (int i = 0; i < 2; i++) {
+		fake_truth = pristine[i];
+		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++)
+			fake_extra[e] = e * 7;
+		int done = 0;
+		nodus_error err;
+		assert_int_equal(nodus__instance_fill_device(&t, &w, &c7, i, &ops, NULL, got, &done,
+							     &err),
+				 0);
+		assert_true(done);
+		assert_memory_equal(got, want[i], (size_t)n * 4);
+	}
+	for (int i = 0; i < 2; i++) {
+		free(pristine[i]);
+		free(want[i]);
+	}
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_perturbation_reproduced),
 		cmocka_unit_test(test_one_input_and_device_path),
 		cmocka_unit_test(test_copy_rebuilt_as_worker_rotates),
+		cmocka_unit_test(test_copy_on_device_as_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
