@@ -106,7 +106,7 @@ NODUS_EXPERIMENT_SPARES_DURING_TIMING=yes "$NODUS" run "$tmp/plan.json" --db "$t
 	[ ! -e "$tmp/x.db" ] || fail "a bad NODUS_EXPERIMENT_SPARES_DURING_TIMING was not refused"
 # the bench scripts read such a database: each runs on it, says --help,
 # and refuses a wrong command line with exit 2
-bench="$(dirname "$0")/../../bench"
+bench="$NODUS_SRC/bench"
 if [ "$timed" -gt 0 ]; then
 	python3 "$bench/phases.py" "$tmp/r.db" | grep -q "^worker start-ups" || fail "phases.py: no start-up summary"
 	python3 "$bench/overhead.py" "$tmp/r.db" | grep -q "^fixed overhead per pair-condition" || fail "overhead.py: no fixed overhead"

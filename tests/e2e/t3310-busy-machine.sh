@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
 hogs=()
-trap 'kill -9 "${hogs[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill -9 "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
 for i in 1 2; do
 	yes >/dev/null &
 	hogs+=($!)
