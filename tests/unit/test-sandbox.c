@@ -56,7 +56,7 @@ static int run_locked(int (*fn)(void *), void *arg)
 		struct rlimit none = {0, 0};
 		nodus_error err;
 		setrlimit(RLIMIT_CORE, &none);
-		if (nodus_sandbox_lock_down(&err)) {
+		if (nodus_sandbox_lock_down(NULL, &err)) {
 			dprintf(2, "lock down: %s\n", err.message);
 			_exit(LOCK_FAILED);
 		}
@@ -340,7 +340,7 @@ static int helper_echo_sandboxed(void)
 	uint32_t type;
 	struct rlimit none = {0, 0};
 	setrlimit(RLIMIT_CORE, &none);
-	if (nodus_sandbox_lock_down(&err)) {
+	if (nodus_sandbox_lock_down(NULL, &err)) {
 		dprintf(2, "lock down: %s\n", err.message);
 		_exit(LOCK_FAILED);
 	}
