@@ -645,7 +645,9 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 			   (double)(w->deadline_ns - w->started_ns) * 1e-9);
 	else if (code == 128 + SIGSYS)
 		set_status(a, NODUS_STATUS_REWARD_HACK, "syscall_filter",
-			   "%s worker made a forbidden system call (fork, exec, socket or open)", who);
+			   "%s worker made a system call its sandbox forbids (a process, a "
+			   "program, a socket, a file, another process, IPC; docs/sandbox.md)",
+			   who);
 	else if (code == 128 + SIGXCPU)
 		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
 			   "cpu_time_limit", "%s worker passed its cpu-time limit", who);
