@@ -56,11 +56,12 @@ typedef struct nodus_child_opts {
 	int private_dir;           /* 1: a fresh empty directory (mkdtemp under $TMPDIR or
 				    * /tmp) is its cwd, HOME and TMPDIR; finish removes it
 				    * (recursively, never following a symlink). cwd is ignored */
-	int minimal_env;           /* 1: env is not a full environment but additions to a
-				    * minimal one: PATH, LANG=C, HOME, TMPDIR (with
-				    * private_dir), the names in env_pass that are set here,
-				    * and the names listed in $NODUS_WORKER_ENV (comma-separated) */
-	const char *const *env_pass; /* with minimal_env: names inherited when set */
+	int minimal_env;           /* 1: the child's environment is PATH, LANG=C, HOME and
+				    * TMPDIR (its private_dir), plus each name in env_pass
+				    * and in $NODUS_WORKER_ENV (comma-separated) that has a
+				    * value: from env when env sets it, else from ours. Any
+				    * other entry of env or of ours is not passed */
+	const char *const *env_pass; /* with minimal_env: the names passed, NULL-terminated */
 } nodus_child_opts;
 
 typedef struct nodus_child {
