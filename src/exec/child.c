@@ -814,6 +814,22 @@ static int list_children(pid_t self, pid_t *out, int max)
 	return n;
 }
 
+/* The MPS control daemon (ours, on the live list) starts its server,
+ * which may come to us as an orphan and is not a stray. Told by the
+ * program it runs, which a worker cannot change: it can exec nothing,
+ * and replacing /proc/PID/exe needs a capability it has dropped. */
+static int is_mps_process(pid_t pid)
+{
+	char path[64], exe[512];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	const char *base = strrchr(exe, '/');
+	return strncmp(base ? base + 1 : exe, "nvidia-cuda-mps-", 16) == 0;
+}
+
 int nodus_exec_reap_strays(void)
 {
 	pid_t self = getpid(), kids[256];
@@ -821,7 +837,7 @@ int nodus_exec_reap_strays(void)
 	for (int round = 0; round < 64; round++) {
 		int n = list_children(self, kids, (int)NODUS_ARRAY_SIZE(kids)), strays = 0;
 		for (int i = 0; i < n; i++) {
-			if (on_live_list(kids[i]))
+			if (on_live_list(kids[i]) || is_mps_process(kids[i]))
 				continue;
 			/* its group too: it may have made one of its own */
 			kill(-kids[i], SIGKILL);

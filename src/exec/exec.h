@@ -99,8 +99,9 @@ int nodus_child_finish_timeout(nodus_child *c, int timeout_ms);
 void nodus_exec_become_subreaper(void);
 /* Kills (SIGKILL) and reaps every child of this process that is not on
  * the live list, repeating while new ones appear (their own children
- * come to us as they die). Call from the thread that starts children,
- * when no start is in progress. Returns how many it killed. */
+ * come to us as they die); an MPS server (its program is
+ * nvidia-cuda-mps-*) is left alone. Call from the thread that starts
+ * children, when no start is in progress. Returns how many it killed. */
 int nodus_exec_reap_strays(void);
 /* Removes a directory tree without following symlinks (unlinkat on each
  * entry, the tree walked through O_NOFOLLOW dirfds). 0 or -1. */
