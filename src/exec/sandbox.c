@@ -610,7 +610,17 @@ int nodus_sandbox_check_loaded(nodus_sandbox_state *s, char *what, size_t what_s
 	}
 	for (int i = 0; i < n_tids; i++)
 		if (!contains(s->tids, s->n_tids, tids[i])) {
-			snprintf(what, what_size, "loading started thread %d", tids[i]);
+			/* its name, where /proc is readable (cuda): a driver thread
+			 * started late would say so here */
+			char comm[64] = "", path[48];
+			snprintf(path, sizeof(path), "%d/comm", tids[i]);
+			int fd = openat(s->task_dir, path, O_RDONLY | O_CLOEXEC);
+			ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			comm[n > 0 ? strcspn(comm, "\n") : 0] = '\0';
+			snprintf(what, what_size, "loading started thread %d (%s)", tids[i],
+				 comm[0] ? comm : "?");
 			return 1;
 		}
 	for (int i = 0; i < n_fds; i++) {

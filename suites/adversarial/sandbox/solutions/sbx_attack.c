@@ -55,7 +55,7 @@ enum {
 	CONNECT_TCP,       /* connect to 127.0.0.1:47613 (t6100 listens there) */
 	EXEC_SHELL,        /* /bin/sh -c 'touch /tmp/nodus-sbx-exec' */
 	WRITE_FILES,       /* create /tmp/nodus-sbx-written and ./nodus-sbx-written */
-	READ_SECRETS,      /* /etc/shadow, t6100's secret file, the parent's plan */
+	READ_SECRETS,      /* /etc/shadow, t6100's secret file, the parent's plan and store */
 	KILL_PARENT,       /* SIGKILL to the orchestrator */
 	PTRACE_PARENT,     /* PTRACE_ATTACH to the orchestrator (stops it) */
 	KEEP_FD,           /* keep an fd for later (a library file and a dup) */
@@ -181,8 +181,9 @@ static void attack(void)
 			close(fd);
 		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
 			char plan[4096];
-			if (strstr(buf + i, ".json") && read_file(buf + i, plan, sizeof(plan)) == 0)
-				leak("the plan", plan);
+			if ((strstr(buf + i, ".json") || strstr(buf + i, ".db")) &&
+			    read_file(buf + i, plan, sizeof(plan)) == 0)
+				leak("the plan or the store", plan);
 		}
 		give_up();
 		break;
