@@ -88,5 +88,6 @@ PY
 # the secrets are nowhere in the store
 grep -qa "$token" "$tmp/r.db" && fail "a planted secret reached the store"
 grep -qa 'root:' "$tmp/r.db" && fail "/etc/shadow or /etc/passwd reached the store"
+[ -n "${GUARDS_SANDBOX_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_SANDBOX_OUT"
 [ "$fails" -eq 0 ] && echo "t6100: $n sandbox attacks stopped, nothing escaped"
 exit $((fails > 0))
