@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -143,6 +144,14 @@ int main(int argc, char **argv)
 	 * kills its children when it is interrupted */
 	if (cmd->name[0] != '_')
 		nodus_exec_install_signal_handlers();
+	/* The commands that start workers: no process of the same user may
+	 * ptrace them or read their /proc/PID/{mem,environ,fd}, and nothing a
+	 * worker orphans escapes nodus run (docs/sandbox.md). */
+	if (strcmp(cmd->name, "run") == 0 || strcmp(cmd->name, "plan") == 0 ||
+	    strcmp(cmd->name, "audit") == 0)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (strcmp(cmd->name, "run") == 0)
+		nodus_exec_become_subreaper();
 	int rc = cmd->fn(argc - 1, argv + 1, &ctx);
 
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {

@@ -27,6 +27,7 @@
  * ------------------------------------------------------------------------ */
 #include "exec/exec.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -82,8 +83,8 @@ void nodus_exec_kill_all(void)
 	int saved = errno;
 	for (int i = 0; i < LIVE_MAX; i++) {
 		int pgid = atomic_load(&live_pgids[i]);
-		if (pgid > 0)
-			kill(-pgid, SIGKILL);
+		if (pgid > 0 && kill(-pgid, SIGKILL) != 0)
+			kill(pgid, SIGKILL); /* a new session not made yet */
 	}
 	errno = saved;
 }
@@ -163,6 +164,9 @@ struct prep {
 	int n_rl;                  /* entries used in rl */
 	int max_fd;                /* close loop bound when close_range is missing */
 	int die_with_parent;       /* PR_SET_PDEATHSIG SIGKILL in the child */
+	int new_session;           /* setsid() instead of setpgid() */
+	char **env_own;            /* strings of a built environment (minimal_env), heap */
+	int n_env_own;
 	pid_t parent;              /* the parent's pid, to catch a parent already gone */
 };
 
@@ -246,6 +250,9 @@ static void prep_release(struct prep *p)
 	free(p->argv);
 	if (p->own_envp)
 		free(p->envp);
+	for (int i = 0; i < p->n_env_own; i++)
+		free(p->env_own[i]);
+	free(p->env_own);
 	for (int i = 0; i < CHILD_FDS; i++)
 		close_fd(&p->close_in_parent[i]);
 	close_fd(&p->devnull);
@@ -326,6 +333,69 @@ static int prep_std_fd(struct prep *p, int target, int conv, int *parent_end, no
 	return 0;
 }
 
+/* Adds "NAME=value" (heap) to the built environment. */
+static int env_push(struct prep *p, const char *name, const char *value)
+{
+	char *e = NULL;
+	if (asprintf(&e, "%s=%s", name, value) < 0)
+		return NODUS_ENOMEM;
+	for (int i = 0; i < p->n_env_own; i++) /* a later entry wins */
+		if (strncmp(p->env_own[i], e, strlen(name) + 1) == 0) {
+			free(p->env_own[i]);
+			p->env_own[i] = e;
+			return 0;
+		}
+	p->env_own[p->n_env_own++] = e;
+	return 0;
+}
+
+/* The minimal environment (exec.h, minimal_env). Names come from
+ * env_pass and $NODUS_WORKER_ENV; values from o->env when it sets them
+ * (the MPS condition's pipe directory), else from ours. */
+static int build_minimal_env(struct prep *p, const nodus_child_opts *o, const char *dir)
+{
+	size_t cap = 8;
+	for (int i = 0; o->env && o->env[i]; i++)
+		cap++;
+	for (int i = 0; o->env_pass && o->env_pass[i]; i++)
+		cap++;
+	const char *extra = getenv("NODUS_WORKER_ENV");
+	for (const char *c = extra; c && *c; c++)
+		cap += *c == ',';
+	cap += extra ? 1 : 0;
+	p->env_own = calloc(cap + 1, sizeof(char *));
+	if (!p->env_own)
+		return NODUS_ENOMEM;
+	if (env_push(p, "PATH", "/usr/local/bin:/usr/bin:/bin") || env_push(p, "LANG", "C"))
+		return NODUS_ENOMEM;
+	if (dir[0] && (env_push(p, "HOME", dir) || env_push(p, "TMPDIR", dir)))
+		return NODUS_ENOMEM;
+	char name[128];
+	for (int pass = 0; pass < 2; pass++) {
+		const char *list = pass == 1 ? extra : NULL;
+		for (int i = 0; pass == 0 ? o->env_pass && o->env_pass[i] : list && *list; i++) {
+			if (pass == 0) {
+				snprintf(name, sizeof(name), "%s", o->env_pass[i]);
+			} else {
+				size_t len = strcspn(list, ",");
+				snprintf(name, sizeof(name), "%.*s", (int)(len < 127 ? len : 127), list);
+				list += len + (list[len] == ',');
+			}
+			if (!name[0] || strchr(name, '='))
+				continue;
+			const char *value = getenv(name);
+			for (int k = 0; o->env && o->env[k]; k++)
+				if (strncmp(o->env[k], name, strlen(name)) == 0 &&
+				    o->env[k][strlen(name)] == '=')
+					value = o->env[k] + strlen(name) + 1;
+			if (value && env_push(p, name, value))
+				return NODUS_ENOMEM;
+		}
+	}
+	p->envp = p->env_own;
+	return 0;
+}
+
 static int prep_init(struct prep *p, nodus_child *c, const nodus_child_opts *o, nodus_error *err)
 {
 	int rc;
@@ -340,7 +410,26 @@ static int prep_init(struct prep *p, nodus_child *c, const nodus_child_opts *o, 
 				 strerror(ENOENT));
 	if (rc || !(p->argv = copy_vector(o->argv)))
 		return NODUS_ERR(err, NODUS_ENOMEM, "cannot run '%s': out of memory", o->argv[0]);
-	if (o->env) {
+	p->new_session = o->new_session;
+	if (o->private_dir) {
+		const char *base = getenv("TMPDIR");
+		if (!base || base[0] != '/' || strlen(base) > 64)
+			base = "/tmp";
+		snprintf(c->dir, sizeof(c->dir), "%s/nodus-worker.XXXXXX", base);
+		if (!mkdtemp(c->dir)) {
+			int saved = errno;
+			c->dir[0] = '\0';
+			return NODUS_ERR(err, NODUS_ECHILD,
+					 "cannot run '%s': cannot make its directory in %s: %s "
+					 "(set TMPDIR to a writable directory)",
+					 o->argv[0], base, strerror(saved));
+		}
+	}
+	if (o->minimal_env) {
+		if (build_minimal_env(p, o, c->dir))
+			return NODUS_ERR(err, NODUS_ENOMEM, "cannot run '%s': out of memory",
+					 o->argv[0]);
+	} else if (o->env) {
 		if (!(p->envp = copy_vector(o->env)))
 			return NODUS_ERR(err, NODUS_ENOMEM, "cannot run '%s': out of memory",
 					 o->argv[0]);
@@ -440,7 +529,7 @@ static _Noreturn void child_run(struct prep *p, const char *cwd)
 	struct sigaction dfl;
 	sigset_t none;
 
-	if (setpgid(0, 0))
+	if (p->new_session ? setsid() < 0 : setpgid(0, 0) != 0)
 		child_fail(rep, STAGE_SETPGID, 0);
 	/* A worker or stressor must not outlive an orchestrator killed with
 	 * SIGKILL (no handler runs then): the kernel kills it instead. */
@@ -501,6 +590,7 @@ static int report_error(const struct child_report *r, const nodus_child_opts *o,
 static void reset_child(nodus_child *c)
 {
 	c->pid = -1;
+	c->dir[0] = '\0';
 	c->in_fd = c->out_fd = c->err_fd = c->result_fd = -1;
 	c->started_ns = 0;
 	c->peak_rss_bytes = 0;
@@ -571,7 +661,8 @@ static pid_t fork_registered(struct prep *p, int slot, const char *cwd)
 		/* Also done here: the group must exist before a signal
 		 * handler can look for it. EACCES means the child has
 		 * already exec'd, so it made the group itself. */
-		setpgid(pid, pid);
+		if (!p->new_session) /* setsid() fails in a group leader */
+			setpgid(pid, pid);
 		atomic_store(&live_pgids[slot], (int)pid);
 	} else {
 		atomic_store(&live_pgids[slot], LIVE_FREE);
@@ -604,7 +695,7 @@ int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error 
 		goto out;
 	}
 	uint64_t started_ns = nodus_now_ns();
-	pid_t pid = fork_registered(&p, slot, opts->cwd);
+	pid_t pid = fork_registered(&p, slot, c->dir[0] ? c->dir : opts->cwd);
 	if (pid < 0) {
 		rc = NODUS_ERR(err, NODUS_ECHILD, "cannot run '%s': fork: %s", opts->argv[0],
 			       strerror(errno));
@@ -630,8 +721,12 @@ int nodus_child_start(nodus_child *c, const nodus_child_opts *opts, nodus_error 
 	c->pid = pid;
 	c->started_ns = started_ns;
 out:
-	if (rc)
+	if (rc) {
 		close_parent_ends(c);
+		if (c->dir[0])
+			nodus_remove_tree(c->dir);
+		c->dir[0] = '\0';
+	}
 	prep_release(&p);
 	return rc;
 }
@@ -660,10 +755,147 @@ int nodus_child_finish(nodus_child *c)
 		return -1;
 	pid_t pid = c->pid;
 	wait_dead(pid);
+	/* The leader is a zombie, so its group id cannot be reused yet:
+	 * whatever is still in its group dies with it. */
+	kill(-pid, SIGKILL);
 	live_remove(pid);
 	int code = reap_usage(pid, &c->peak_rss_bytes);
 	c->pid = -1;
+	if (c->dir[0])
+		nodus_remove_tree(c->dir);
+	c->dir[0] = '\0';
 	return code;
+}
+
+/* ---- what a child leaves behind ---- */
+
+void nodus_exec_become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static int on_live_list(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (atomic_load(&live_pgids[i]) == (int)pid)
+			return 1;
+	return 0;
+}
+
+/* Children of ours by /proc/PID/stat's ppid (field 4). */
+static int list_children(pid_t self, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	int n = 0;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < max) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (end == e->d_name || *end || pid <= 0)
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		char *rp = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+		int ppid = 0;
+		if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == (int)self)
+			out[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The MPS control daemon (ours, on the live list) starts its server,
+ * which may come to us as an orphan and is not a stray. Told by the
+ * program it runs, which a worker cannot change: it can exec nothing,
+ * and replacing /proc/PID/exe needs a capability it has dropped. */
+static int is_mps_process(pid_t pid)
+{
+	char path[64], exe[512];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	const char *base = strrchr(exe, '/');
+	return strncmp(base ? base + 1 : exe, "nvidia-cuda-mps-", 16) == 0;
+}
+
+int nodus_exec_reap_strays(void)
+{
+	pid_t self = getpid(), kids[256];
+	int killed = 0;
+	for (int round = 0; round < 64; round++) {
+		int n = list_children(self, kids, (int)NODUS_ARRAY_SIZE(kids)), strays = 0;
+		for (int i = 0; i < n; i++) {
+			if (on_live_list(kids[i]) || is_mps_process(kids[i]))
+				continue;
+			/* its group too: it may have made one of its own */
+			kill(-kids[i], SIGKILL);
+			kill(kids[i], SIGKILL);
+			reap(kids[i]);
+			strays++;
+		}
+		killed += strays;
+		if (strays == 0)
+			break;
+	}
+	return killed;
+}
+
+/* Removes what is inside dirfd (which it closes), never following a
+ * symlink: each subdirectory is opened with O_NOFOLLOW | O_DIRECTORY
+ * relative to its parent. depth bounds a hostile tree. */
+static int remove_inside(int dirfd, int depth)
+{
+	DIR *d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return -1;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dirfd, e->d_name, 0) == 0)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			rc = -1;
+			continue;
+		}
+		int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || depth <= 0) {
+			if (sub >= 0)
+				close(sub);
+			rc = -1;
+			continue;
+		}
+		if (remove_inside(sub, depth - 1) || unlinkat(dirfd, e->d_name, AT_REMOVEDIR))
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+int nodus_remove_tree(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	int rc = remove_inside(fd, 64);
+	if (rmdir(path) && errno != ENOENT)
+		rc = -1;
+	return rc;
 }
 
 /* Waits up to timeout_ms for pid to end (without reaping). Returns 1 if it

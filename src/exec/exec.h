@@ -52,6 +52,16 @@ typedef struct nodus_child_opts {
 	int64_t rlimit_core;       /* RLIMIT_CORE: 0 keeps it; -1 sets it to 0 */
 	int die_with_parent;       /* 1: the kernel kills the child when this process dies
 				    * (PR_SET_PDEATHSIG), even by SIGKILL */
+	int new_session;           /* 1: setsid() in the child (its own session and group) */
+	int private_dir;           /* 1: a fresh empty directory (mkdtemp under $TMPDIR or
+				    * /tmp) is its cwd, HOME and TMPDIR; finish removes it
+				    * (recursively, never following a symlink). cwd is ignored */
+	int minimal_env;           /* 1: the child's environment is PATH, LANG=C, HOME and
+				    * TMPDIR (its private_dir), plus each name in env_pass
+				    * and in $NODUS_WORKER_ENV (comma-separated) that has a
+				    * value: from env when env sets it, else from ours. Any
+				    * other entry of env or of ours is not passed */
+	const char *const *env_pass; /* with minimal_env: the names passed, NULL-terminated */
 } nodus_child_opts;
 
 typedef struct nodus_child {
@@ -62,6 +72,7 @@ typedef struct nodus_child {
 	int result_fd;             /* parent's read end of the child's fd 3, or -1 */
 	uint64_t started_ns;       /* nodus_now_ns() at start */
 	int64_t peak_rss_bytes;    /* after finish: the child's peak resident memory, 0 if unknown */
+	char dir[128];             /* its private directory, "" = none */
 } nodus_child;
 
 /* Starts the child. Returns 0, or NODUS_ECHILD with "cannot run 'PROG':
@@ -81,6 +92,20 @@ int nodus_child_finish(nodus_child *c);
 /* Like finish but gives up after timeout_ms, killing the group first:
  * returns exit code / 128+signal. */
 int nodus_child_finish_timeout(nodus_child *c, int timeout_ms);
+
+/* Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER): what a
+ * child leaves behind when it dies (a grandchild that left its group)
+ * becomes our child, so nodus_exec_reap_strays() can find it. */
+void nodus_exec_become_subreaper(void);
+/* Kills (SIGKILL) and reaps every child of this process that is not on
+ * the live list, repeating while new ones appear (their own children
+ * come to us as they die); an MPS server (its program is
+ * nvidia-cuda-mps-*) is left alone. Call from the thread that starts
+ * children, when no start is in progress. Returns how many it killed. */
+int nodus_exec_reap_strays(void);
+/* Removes a directory tree without following symlinks (unlinkat on each
+ * entry, the tree walked through O_NOFOLLOW dirfds). 0 or -1. */
+int nodus_remove_tree(const char *path);
 
 /* Kills every live child's process group (async-signal-safe). */
 void nodus_exec_kill_all(void);
@@ -110,14 +135,60 @@ int nodus_ipc_write2(int fd, uint32_t type, const void *payload, uint64_t len,
 int nodus_ipc_read(int fd, uint32_t *type, nodus_buf *payload, uint64_t deadline_ns);
 
 /* ---- sandbox (worker side) ----
- * Installs a seccomp filter that kills the process (SIGSYS) on fork, vfork,
- * clone of a process (threads too), execve, socket and connect, open/openat
- * for anything, ptrace, process_vm_readv/writev, kill of other processes
- * (full list and limits: docs/sandbox.md). Sets no_new_privs first; applies
- * to every thread. Call after everything the worker needs is loaded and
- * allocated; leave with _exit() (exit-time hooks such as a sanitizer's leak
- * check may need forbidden calls). Returns 0, NODUS_EUNAVAILABLE (kernel
- * refuses the filter) or NODUS_EINTERNAL / NODUS_ENOMEM. */
-int nodus_sandbox_lock_down(nodus_error *err);
+ * Order in a worker (docs/sandbox.md has the full lists and what each
+ * layer stops):
+ *   1. nodus_sandbox_prepare() before any solution is loaded: takes the
+ *      census of threads and fds, a fresh IPC namespace (cpu, where
+ *      allowed), non-dumpable, no_new_privs, drops capabilities, Landlock
+ *      (reads: the solutions' shared objects and the system libraries;
+ *      writes: write_dir only), then the load filter (cpu: what the
+ *      dynamic loader needs and nothing that reaches another process or
+ *      outlives this one) or the cuda filter (its only one);
+ *   2. dlopen; nodus_sandbox_check_loaded() after each: nonzero when
+ *      loading left a thread or an fd that was not there before (the
+ *      caller refuses the solution);
+ *   3. cpu, once everything is allocated: nodus_sandbox_lock_down():
+ *      seals the code (mseal where the kernel has it), then the full
+ *      filter on top: no open at all, no new executable mapping.
+ * Every filter kills the process (SIGSYS) and applies to every thread.
+ * Leave with _exit() (exit-time hooks such as a sanitizer's leak check
+ * may need forbidden calls). */
+#define NODUS_SANDBOX_MAX_IDS 256
+
+typedef struct nodus_sandbox_opts {
+	int cuda;                        /* the cuda profile (permissive filter) */
+	const char *const *read_files;   /* readable files (the shared objects), NULL-terminated */
+	const char *write_dir;           /* the one writable tree (the worker's directory) */
+	const char *const *cuda_dirs;    /* cuda: extra read-write trees (MPS pipe dir) */
+} nodus_sandbox_opts;
+
+typedef struct nodus_sandbox_state {
+	int cuda;
+	int landlock_abi;                /* Landlock ABI in force, 0 = the kernel has none */
+	int ipc_namespace;               /* 1: a fresh IPC namespace */
+	int caps_dropped;                /* 1: capabilities dropped */
+	int sealed;                      /* code mappings sealed at lockdown, -1 = no mseal */
+	int task_dir, fd_dir, maps_fd;   /* /proc/self/{task,fd,maps}, open from prepare */
+	int tids[NODUS_SANDBOX_MAX_IDS]; /* threads before loading */
+	int n_tids;
+	int fds[NODUS_SANDBOX_MAX_IDS];  /* fds before loading (the census's own included) */
+	int n_fds;
+} nodus_sandbox_state;
+
+void nodus_sandbox_state_init(nodus_sandbox_state *s);
+/* Closes the census's fds (lock_down does it too). */
+void nodus_sandbox_state_release(nodus_sandbox_state *s);
+/* Step 1. Returns 0, NODUS_EUNAVAILABLE (the kernel refuses a layer that
+ * must hold: no_new_privs, the filter, a Landlock ABI it announced),
+ * NODUS_EINTERNAL or NODUS_ENOMEM. A kernel without Landlock is not an
+ * error: s->landlock_abi is 0 then. */
+int nodus_sandbox_prepare(nodus_sandbox_state *s, const nodus_sandbox_opts *o, nodus_error *err);
+/* Step 2. 0 when threads and fds are those of the census; otherwise 1
+ * and `what` says which one is new. */
+int nodus_sandbox_check_loaded(nodus_sandbox_state *s, char *what, size_t what_size);
+/* Step 3 (cpu). s may be NULL (no prepare: the filter alone, as the unit
+ * tests use it). Returns 0, NODUS_EUNAVAILABLE (kernel refuses the
+ * filter) or NODUS_EINTERNAL / NODUS_ENOMEM. */
+int nodus_sandbox_lock_down(nodus_sandbox_state *s, nodus_error *err);
 
 #endif

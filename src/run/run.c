@@ -309,6 +309,16 @@ static json_t *ids_json(const int *ids, int n)
 	return arr;
 }
 
+/* NODUS_CUDA_SANDBOX=0 in the orchestrator's environment turns the cuda
+ * workers' filter and Landlock off (docs/sandbox.md), should a driver
+ * need something they refuse. */
+static int cuda_sandbox_off(void)
+{
+	const char *v = getenv("NODUS_CUDA_SANDBOX");
+	return v && strcmp(v, "0") == 0;
+}
+
+
 static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
 			const char *cand_so)
 {
@@ -339,6 +349,8 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 		"instances", inst, "perturb_seed", seed_str(a->perturb_seed, b1), "order_seed",
 		seed_str(a->order_seed, b2), "determinism", a->det_id, "lockdown",
 		x->c->target.backend == NODUS_BACKEND_CPU);
+	if (x->c->target.backend == NODUS_BACKEND_CUDA && !cuda_sandbox_off())
+		json_object_set_new(job, "cuda_sandbox", json_integer(1));
 	if (!measure) {
 		int all[MAX_INSTANCES];
 		for (int i = 0; i < a->n_inst; i++)
@@ -369,6 +381,7 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 }
 
 /* ---- worker processes ---- */
+
 
 
 /* The output arena for a new worker (protocol.h), or -1: then every
@@ -408,9 +421,21 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	o.stderr_fd = -2;
 	o.want_result_pipe = 1;
 	o.die_with_parent = 1;
+	/* its own session, directory and a minimal environment (exec.h):
+	 * the MPS condition's settings come from worker_env, the rest by
+	 * name only (docs/sandbox.md lists them; NODUS_WORKER_ENV adds more) */
+	static const char *const pass[] = {
+		"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MPS_PIPE_DIRECTORY",
+		"CUDA_MPS_LOG_DIRECTORY", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "LD_LIBRARY_PATH",
+		"NODUS_CUDA_BACKEND", "NODUS_CUDA_DEVICE", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+		"LSAN_OPTIONS", NULL};
+	o.new_session = 1;
+	o.private_dir = 1;
+	o.minimal_env = 1;
+	o.env_pass = pass;
 	o.env = x->worker_env;
-	o.cwd = "/tmp";
 	o.rlimit_core = -1;
+	o.rlimit_nproc = j->processes;
 	o.rlimit_nofile = j->open_files;
 	o.rlimit_fsize_bytes = 64 << 20;
 	if (!cuda) {
@@ -653,7 +678,9 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 			   (double)(w->deadline_ns - w->started_ns) * 1e-9);
 	else if (code == 128 + SIGSYS)
 		set_status(a, NODUS_STATUS_REWARD_HACK, "syscall_filter",
-			   "%s worker made a forbidden system call (fork, exec, socket or open)", who);
+			   "%s worker made a system call its sandbox forbids (a process, a "
+			   "program, a socket, a file, another process, IPC; docs/sandbox.md)",
+			   who);
 	else if (code == 128 + SIGXCPU)
 		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
 			   "cpu_time_limit", "%s worker passed its cpu-time limit", who);
@@ -1263,6 +1290,9 @@ static void on_ready(struct run_ctx *x, struct attempt *a, const nodus_buf *payl
 	json_t *fp = json_object_get(o, "fingerprint");
 	if (fp)
 		record_target(x, a, fp);
+	json_t *sandbox = json_object_get(o, "sandbox"); /* what held (docs/sandbox.md) */
+	if (sandbox && a->detail)
+		json_object_set(a->detail, "sandbox", sandbox);
 	json_decref(o);
 }
 
@@ -2318,6 +2348,11 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 			attempt_release(&a);
 			goto out;
 		}
+		/* nothing of the attempt outlives it (orphans come to us: cli
+		 * makes nodus run a child subreaper) */
+		int strays = nodus_exec_reap_strays();
+		if (strays)
+			json_object_set_new(a.detail, "strays_killed", json_integer(strays));
 		int retry = a.status != NODUS_STATUS_OK && (j->retry_on & (1u << a.status)) &&
 			    a.attempt < j->max_attempts;
 		rc = write_record(x, &a, !retry, started, err);

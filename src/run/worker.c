@@ -1311,6 +1311,46 @@ static int open_backend(struct worker *w, const char *backend, nodus_error *err)
 	return w->ops->open(&w->dev, err);
 }
 
+/* Confines the worker before any solution code runs (exec.h, sandbox):
+ * Landlock reads only the job's shared objects and the system libraries,
+ * writes only the worker's directory (its cwd). */
+static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_error *err)
+{
+	const char *files[3] = {NULL, NULL, NULL};
+	int n = 0;
+	files[n++] = json_string_value(json_object_get(json_object_get(w->job, "reference"), "so"));
+	if (w->is_measure)
+		files[n++] = json_string_value(
+			json_object_get(json_object_get(w->job, "candidate"), "so"));
+	char cwd[1024];
+	const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
+	const char *dirs[] = {mps, NULL};
+	nodus_sandbox_opts o = {
+		.cuda = strcmp(w->ops->name, "cuda") == 0,
+		.read_files = files[0] && (n == 1 || files[1]) ? files : NULL,
+		.write_dir = getcwd(cwd, sizeof(cwd)),
+		.cuda_dirs = mps ? dirs : NULL,
+	};
+	return nodus_sandbox_prepare(sb, &o, err);
+}
+
+/* After a dlopen: a thread or fd its constructors left is refused. */
+static int census_after_load(nodus_sandbox_state *sb, const char *status, const char *who)
+{
+	char what[320];
+	if (!nodus_sandbox_check_loaded(sb, what, sizeof(what)))
+		return 0;
+	return fail(status, "load_census", "load", "%s: %s (nothing may run or stay open from "
+		    "a shared object's constructors)", who, what), 1;
+}
+
+static json_t *sandbox_json(const nodus_sandbox_state *sb)
+{
+	return json_pack("{s:s,s:i,s:b,s:b}", "profile", sb->cuda ? "cuda" : "cpu",
+			 "landlock_abi", sb->landlock_abi, "ipc_namespace", sb->ipc_namespace,
+			 "caps_dropped", sb->caps_dropped);
+}
+
 static int worker_run(struct worker *w, nodus_error *err)
 {
 	const char *backend = json_string_value(json_object_get(w->job, "backend"));
@@ -1331,12 +1371,26 @@ static int worker_run(struct worker *w, nodus_error *err)
 	/* before any solution code exists in the process */
 	if ((rc = nodus__guard_install(w->ops, w->dev, RESULT_FD, err)))
 		return rc;
+	/* the fingerprint opens files: before the sandbox */
+	if (!w->fingerprint && (rc = w->ops->fingerprint(w->dev, &w->fingerprint, err)))
+		return rc;
+	nodus_sandbox_state sb;
+	nodus_sandbox_state_init(&sb);
+	int sandboxed = json_int(w->job, "lockdown", 0) || json_int(w->job, "cuda_sandbox", 0);
+	if (sandboxed && (rc = sandbox_before_load(w, &sb, err)))
+		return fail_err("CRASH", "sandbox", err), 1;
 	uint64_t t_load = nodus_now_ns();
 	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
 		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
+	if (sandboxed && (rc = census_after_load(&sb, w->is_measure ? "INVALID_REFERENCE"
+								   : "REWARD_HACK", "reference")))
+		return rc;
 	if (w->is_measure &&
 	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
 		return fail_err("LOAD_ERROR", "load", err), 1;
+	if (sandboxed && w->is_measure &&
+	    (rc = census_after_load(&sb, "REWARD_HACK", "candidate")))
+		return rc;
 	phase_add(&w->phase.load_s, t_load);
 	nodus__guard_solutions(w->is_measure ? w->cand.entry : NULL, w->ref.entry);
 	const char *bad = w->is_measure ? interposed_symbol(&w->cand) : NULL;
@@ -1353,14 +1407,14 @@ static int worker_run(struct worker *w, nodus_error *err)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for the workspace");
 
 	uint64_t t0 = nodus_now_ns();
-	if (!w->fingerprint && (rc = w->ops->fingerprint(w->dev, &w->fingerprint, err)))
-		return rc;
 	json_t *fpj = json_loads(w->fingerprint, 0, NULL);
 	phase_add(&w->phase.fingerprint_s, t0);
-	send_json(NODUS_MSG_READY, json_pack("{s:o*}", "fingerprint", fpj));
+	send_json(NODUS_MSG_READY, json_pack("{s:o*,s:o*}", "fingerprint", fpj, "sandbox",
+					     sandboxed ? sandbox_json(&sb) : NULL));
 
-	if (json_int(w->job, "lockdown", 0) && (rc = nodus_sandbox_lock_down(err)))
+	if (json_int(w->job, "lockdown", 0) && (rc = nodus_sandbox_lock_down(&sb, err)))
 		return rc;
+	nodus_sandbox_state_release(&sb);
 
 	t0 = nodus_now_ns();
 	if (!w->is_measure) {

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,100 @@ static void test_cwd_env_stdio(void **state)
 	assert_int_equal(c.pid, -1);
 	assert_int_equal(c.out_fd, -1);
 	nodus_buf_release(&out);
+}
+
+/* A worker's own directory (cwd, HOME, TMPDIR), its minimal environment
+ * (nothing of ours unless named), its own session; the directory is gone
+ * after finish, and removing it follows no symlink out of it. */
+static void test_private_dir_minimal_env_session(void **state)
+{
+	(void)state;
+	nodus_child c;
+	nodus_error err;
+	nodus_buf out = NODUS_BUF_INIT;
+	char outside[] = "/tmp/nodus-test-outside.XXXXXX";
+	assert_non_null(mkdtemp(outside));
+	char keep[128];
+	snprintf(keep, sizeof(keep), "%s/keep", outside);
+	int kfd = open(keep, O_WRONLY | O_CREAT, 0600);
+	assert_true(kfd >= 0);
+	close(kfd);
+	setenv("NODUS_T_SECRET", "do-not-pass", 1);
+	setenv("NODUS_T_NAMED", "named-ok", 1);
+	setenv("NODUS_T_LISTED", "listed-ok", 1);
+	setenv("NODUS_WORKER_ENV", "NODUS_T_LISTED,NODUS_T_UNSET", 1);
+	char script[512];
+	snprintf(script, sizeof(script),
+		 "echo \"$(pwd)|$HOME|$TMPDIR|$LANG|${NODUS_T_SECRET-unset}|$NODUS_T_NAMED|"
+		 "$NODUS_T_LISTED|$NODUS_T_ADDED${NODUS_T_UNNAMED-}|$(ls -A | wc -l)|$(cut -d' ' -f6 /proc/self/stat)|$$\"; "
+		 "mkdir sub; touch sub/f; ln -s %s link; ln -s %s sub/link", outside, outside);
+	nodus_child_opts o = {
+		.argv = (const char *const[]){"/bin/sh", "-c", script, NULL},
+		/* values for named variables only: an unnamed entry is not passed */
+		.env = (const char *const[]){"NODUS_T_ADDED=added-ok", "NODUS_T_UNNAMED=no", NULL},
+		.env_pass = (const char *const[]){"NODUS_T_NAMED", "NODUS_T_ADDED", NULL},
+		.private_dir = 1,
+		.minimal_env = 1,
+		.new_session = 1,
+		.stdout_fd = -1,
+		.stderr_fd = -2,
+	};
+	assert_int_equal(nodus_child_start(&c, &o, &err), 0);
+	char dir[sizeof(c.dir)];
+	snprintf(dir, sizeof(dir), "%s", c.dir);
+	assert_true(strstr(dir, "nodus-worker.") != NULL);
+	struct stat st;
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(read_until_eof(c.out_fd, &out, 5000), 0);
+	assert_int_equal(nodus_child_finish(&c), 0);
+	unsetenv("NODUS_T_SECRET");
+	unsetenv("NODUS_T_NAMED");
+	unsetenv("NODUS_T_LISTED");
+	unsetenv("NODUS_WORKER_ENV");
+	char want[1024];
+	/* the shell is its session's leader: field 6 of stat (session) is its pid */
+	char *bar = strrchr(out.data, '|');
+	assert_non_null(bar);
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%.*s", (int)strcspn(bar + 1, "\n"), bar + 1);
+	snprintf(want, sizeof(want), "%s|%s|%s|C|unset|named-ok|listed-ok|added-ok|0|%s|%s\n", dir,
+		 dir, dir, pid, pid);
+	assert_string_equal(out.data, want);
+	/* gone after finish, and nothing outside it followed */
+	assert_int_equal(stat(dir, &st), -1);
+	assert_int_equal(stat(keep, &st), 0);
+	unlink(keep);
+	rmdir(outside);
+	nodus_buf_release(&out);
+}
+
+/* A child that is not on the live list (what a worker orphans comes to a
+ * subreaper like that) is killed and reaped; a listed one is left alone. */
+static void test_reap_strays(void **state)
+{
+	(void)state;
+	nodus_child c;
+	nodus_error err;
+	nodus_child_opts o = {
+		.argv = (const char *const[]){"/bin/sleep", "30", NULL},
+	};
+	assert_int_equal(nodus_child_start(&c, &o, &err), 0);
+	fflush(NULL);
+	pid_t stray = fork();
+	assert_true(stray >= 0);
+	if (stray == 0) {
+		setsid(); /* out of every group nodus knows */
+		pause();
+		_exit(0);
+	}
+	assert_true(nodus_exec_reap_strays() >= 1);
+	errno = 0;
+	assert_int_equal(kill(stray, 0), -1); /* reaped: the pid is gone */
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(kill(c.pid, 0), 0); /* the listed child lives on */
+	nodus_child_kill(&c);
+	assert_int_equal(nodus_child_finish(&c), 128 + SIGKILL);
 }
 
 static void test_only_std_fds_inherited(void **state)
@@ -708,6 +803,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_cwd_env_stdio),
 		cmocka_unit_test(test_only_std_fds_inherited),
+		cmocka_unit_test(test_private_dir_minimal_env_session),
+		cmocka_unit_test(test_reap_strays),
 		cmocka_unit_test(test_kill_reaches_grandchild),
 		cmocka_unit_test(test_finish_timeout),
 		cmocka_unit_test(test_kill_all),
