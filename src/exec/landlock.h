@@ -49,8 +49,10 @@ void nodus_landlock_close(nodus_landlock *ll);
 /* `nodus __jail [--read P]... [--exec P]... [--write P]... -- PROG ARG...`:
  * puts this process under a ruleset allowing what the options name
  * (--exec implies read), then executes PROG (PATH is searched). Without
- * Landlock it writes one line starting "nodus: landlock unavailable" to
- * stderr and runs PROG unconfined. Returns only on failure: 126 (bad
+ * Landlock (or with --no-landlock first, which build.c passes only when
+ * $NODUS_TEST_NO_LANDLOCK is set, to test the layers behind it) it writes
+ * one line starting "nodus: landlock unavailable" to stderr and runs PROG
+ * unconfined. Returns only on failure: 126 (bad
  * arguments, the ruleset could not be made) or 127 (exec failed). */
 int nodus_jail_main(int argc, char **argv);
 

@@ -269,6 +269,9 @@ static void build_prepare(struct build *b)
 	b->n_jail = 0;
 	b->jail[b->n_jail++] = b->self;
 	b->jail[b->n_jail++] = "__jail";
+	/* tests of the second layer (the dependency check, the log filter) */
+	if (getenv("NODUS_TEST_NO_LANDLOCK"))
+		b->jail[b->n_jail++] = "--no-landlock";
 	for (int k = 0; k < p->n_roots; k++)
 		jail_rule(b, "--exec", p->roots[k]);
 	jail_rule(b, "--read", p->include_dir);
@@ -466,17 +469,35 @@ static void read_log(const char *path, char *out, size_t size)
 	fclose(f);
 }
 
+/* A refused build's record says when the compiler ran without Landlock
+ * (the jail wrote so into the log). */
+static void degraded_note(const char *log_path, nodus_build_result *res)
+{
+	char raw[4096];
+	read_log(log_path, raw, sizeof(raw));
+	char *note = strstr(raw, "nodus: landlock unavailable");
+	size_t n = strlen(res->log);
+	if (note && n + 2 < sizeof(res->log))
+		snprintf(res->log + n, sizeof(res->log) - n, "\n%.*s", (int)strcspn(note, "\n"), note);
+}
+
 /* The compiler failed: the record gets its output, filtered. */
 static void failed_log(struct build *b, const char *log_path, nodus_build_result *res)
 {
 	static char raw[1 << 16];
 	read_log(log_path, raw, sizeof(raw));
 	nodus__build_log_filter(&b->p, raw, res->log, sizeof(res->log));
-	if (strstr(raw, "Permission denied") && !strstr(raw, "landlock unavailable")) {
+	/* a read Landlock refused: the preprocessor says "Permission denied",
+	 * the assembler's .incbin/.include "file not found" */
+	if ((strstr(raw, "Permission denied") || strstr(raw, "file not found")) &&
+	    !strstr(raw, "landlock unavailable")) {
 		size_t n = strlen(res->log);
+		if (n + 200 > sizeof(res->log))
+			n = sizeof(res->log) > 200 ? sizeof(res->log) - 200 : 0;
 		snprintf(res->log + n, sizeof(res->log) - n,
 			 "nodus: the build may read only the solution's listed sources, nodus's "
 			 "include/ and the tool chain (guard build_confined)\n");
+		snprintf(res->guard, sizeof(res->guard), "build_confined");
 	}
 }
 
@@ -544,8 +565,10 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	}
 	if (rc == 1)
 		failed_log(&b, log_path, res);
-	if (rc == 2)
+	if (rc == 2) {
 		guard_of(res->log, res->guard, sizeof(res->guard));
+		degraded_note(log_path, res);
+	}
 	if (rc) {
 		rc = 0;
 		goto out;

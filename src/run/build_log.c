@@ -8,8 +8,9 @@
  * (#include "/etc/passwd", an assembler .include) would have that file's
  * lines in its record. Landlock keeps the compiler from reading such files
  * at all; this filter is the second layer: it keeps
- *   - diagnostics located in the solution's listed sources or in nodus's
- *     include directory, and the lines that continue them (indented: the
+ *   - diagnostics located in the solution's listed sources, in nodus's
+ *     include directory or in the build's own temporaries (the assembler
+ *     names the .s made of a source), and the lines that continue them (indented: the
  *     quoted source line, the caret, nvcc's context);
  *   - "In file included from" lines naming those files;
  *   - nodus's own notes ("nodus: ...") and the tool chain's summary lines
@@ -33,8 +34,15 @@ static int starts_with_own(const build_paths *p, const char *s)
 		if (strncmp(s, p->sources[k], n) == 0 && (s[n] == ':' || s[n] == '(' || s[n] == ','))
 			return 1;
 	}
-	size_t n = strlen(p->include_dir);
-	return n && strncmp(s, p->include_dir, n) == 0 && s[n] == '/';
+	/* the include directory, and the build's own temporaries (the
+	 * assembler's messages name the .s the compiler made of a source) */
+	const char *dirs[2] = {p->include_dir, p->build_dir};
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(dirs[k]);
+		if (n && strncmp(s, dirs[k], n) == 0 && s[n] == '/')
+			return 1;
+	}
+	return 0;
 }
 
 static int is_tool_line(const char *s)
