@@ -16,7 +16,8 @@
  *   - nodus's own notes ("nodus: ...") and the tool chain's summary lines
  *     (cc1:, collect2:, ld:, nvcc ..., "N errors detected in ..."), which
  *     carry no file's content;
- * and drops everything else, with a count. The solution's directory and
+ * and drops everything else, with a count. nodus's notes and the count
+ * come first, each once: a record keeps only the start of a long message. The solution's directory and
  * the build directory are shown relative, so a record does not carry the
  * machine's paths either.
  * ------------------------------------------------------------------------ */
@@ -87,7 +88,7 @@ static void add_line(const build_paths *p, nodus_buf *out, const char *line, siz
 
 void nodus__build_log_filter(const build_paths *p, const char *raw, char *out, size_t size)
 {
-	nodus_buf b = NODUS_BUF_INIT;
+	nodus_buf kept = NODUS_BUF_INIT, notes = NODUS_BUF_INIT;
 	int keeping = 0, dropped = 0;
 	char line[4096];
 	for (const char *s = raw; *s;) {
@@ -98,6 +99,13 @@ void nodus__build_log_filter(const build_paths *p, const char *raw, char *out, s
 		int include_line = strncmp(line, "In file included from ", 22) == 0 ||
 				   (line[0] == ' ' && from && strspn(line, " ") == (size_t)(from - line));
 		int keep;
+		if (strncmp(line, "nodus: ", 7) == 0) {
+			/* nodus's own notes (each step repeats them) come first, once */
+			keeping = 0;
+			if (!strstr(notes.data, line))
+				nodus_buf_addf(&notes, "%s\n", line);
+			continue;
+		}
 		if (include_line) {
 			keeping = starts_with_own(p, from + 5);
 			keep = keeping;
@@ -110,13 +118,15 @@ void nodus__build_log_filter(const build_paths *p, const char *raw, char *out, s
 			keep = is_tool_line(line);
 		}
 		if (keep)
-			add_line(p, &b, line, strlen(line));
+			add_line(p, &kept, line, strlen(line));
 		else if (line[0])
 			dropped++;
 	}
+	/* first what a reader must not miss when the record cuts the message */
 	if (dropped)
-		nodus_buf_addf(&b, "nodus: %d line(s) of compiler output about files other than the "
-				   "solution's left out\n", dropped);
-	snprintf(out, size, "%s", b.data);
-	nodus_buf_release(&b);
+		nodus_buf_addf(&notes, "nodus: %d line(s) of compiler output about files other than "
+				       "the solution's left out\n", dropped);
+	snprintf(out, size, "%s%s", notes.data, kept.data);
+	nodus_buf_release(&kept);
+	nodus_buf_release(&notes);
 }

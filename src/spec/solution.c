@@ -148,13 +148,17 @@ static void sol_sources(nodus__vctx *v, const json_t *j, const char *dir, nodus_
 					     src, dup);
 			else if (dir && nodus__path_join(full, sizeof(full), dir, src))
 				nodus__v_err(v, 0, "expected a shorter path, got \"%s\"", src);
-			else if (dir && nodus__path_inside(dir, full, real, sizeof(real)))
+			else if (!dir)
+				s->n_sources++;
+			/* the file's type and size first, in the words verify uses too */
+			else if (nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v, NULL))
+				;
+			else if (nodus__path_inside(dir, full, real, sizeof(real)))
 				nodus__v_err(v, 0, "expected a source inside the solution's directory, "
 						   "got \"%s\", a symbolic link to \"%s\" (guard "
 						   "source_outside)",
 					     src, real);
-			else if (!dir || !nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v,
-							   NULL))
+			else
 				s->n_sources++;
 		}
 		nodus__v_pop(v);
