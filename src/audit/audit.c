@@ -368,6 +368,11 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		json_object_set_new(res, "run", json_sprintf("skipped: no GPU (%s)", why));
 		return res;
 	}
+	if (strcmp(so_path, "-") == 0) {
+		/* the probe: the backend opens here, the reference is worth building */
+		json_object_set_new(res, "run", json_string("available"));
+		return res;
+	}
 	if (s->backend == NODUS_BACKEND_CPU && confine_loading(so_path, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
 		return res;
@@ -446,7 +451,8 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 }
 
 /* `nodus __audit CAMPAIGN WORKLOAD SOLUTION HASH OBJECT`: see the file
- * comment. Answers one AUDIT_FRAME on fd 3 and leaves with _exit(). */
+ * comment; OBJECT "-" only opens the backend and answers "available".
+ * Answers one AUDIT_FRAME on fd 3 and leaves with _exit(). */
 #define AUDIT_FRAME 0x41554454u /* "AUDT" */
 int nodus_audit_worker_main(int argc, char **argv)
 {
@@ -514,10 +520,11 @@ static json_t *call_in_sandbox(const nodus_campaign *c, const nodus_workload *w,
 			       const nodus_solution *s, const char *so_path,
 			       const nodus_audit_opts *o)
 {
-	char dir[] = "/tmp/nodus-audit-XXXXXX", campaign[PATH_MAX], so[PATH_MAX];
+	char dir[] = "/tmp/nodus-audit-XXXXXX", campaign[PATH_MAX], so[PATH_MAX] = "-";
 	char wi[16], si[16], env_store[8][1100];
 	const char *env[8];
-	if (!realpath(c->file, campaign) || !realpath(so_path, so) || !mkdtemp(dir))
+	if (!realpath(c->file, campaign) || (strcmp(so_path, "-") && !realpath(so_path, so)) ||
+	    !mkdtemp(dir))
 		return json_pack("{s:s}", "run", "failed: cannot prepare the audit process");
 	snprintf(wi, sizeof(wi), "%d", (int)(w - c->workloads));
 	snprintf(si, sizeof(si), "%d", (int)(s - c->solutions));
@@ -574,10 +581,20 @@ out:
 	return res;
 }
 
-/* Builds the reference here, confined, and calls it in the sandbox. */
+/* Builds the reference here, confined, and calls it in the sandbox. A
+ * cuda reference is built only once a probe (the audit process with
+ * object "-") has opened the backend: without a GPU or nvcc the run
+ * checks are skipped, as they always were, not failed. */
 static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
 			 const nodus_audit_opts *o)
 {
+	if (s->backend == NODUS_BACKEND_CUDA) {
+		json_t *probe = call_in_sandbox(c, w, s, "-", o);
+		const char *how = json_string_value(json_object_get(probe, "run"));
+		if (!how || strcmp(how, "available") != 0)
+			return probe;
+		json_decref(probe);
+	}
 	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path};
 	nodus_build_result br;
 	nodus_error err = {0};
