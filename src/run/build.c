@@ -519,52 +519,57 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		return 0;
 	}
 
-	static struct build b; /* large; builds run one at a time in one process */
-	memset(&b, 0, sizeof(b));
-	b.s = s;
-	b.o = o;
-	b.cuda = s->backend == NODUS_BACKEND_CUDA;
-	b.log_fd = -1;
-	nodus_buf_init(&b.sealed);
-	int rc = resolve_paths(&b.p, s, o, b.cuda ? "nvcc" : "cc", err);
+	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
+	if (!b)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building '%s'", s->name);
+	b->s = s;
+	b->o = o;
+	b->cuda = s->backend == NODUS_BACKEND_CUDA;
+	b->log_fd = -1;
+	nodus_buf_init(&b->sealed);
+	int rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
 	if (rc == NODUS_EINVAL) {
 		/* a source turned into a link out of the suite since it was checked */
 		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
 		guard_of(res->log, res->guard, sizeof(res->guard));
-		return 0;
+		rc = 0;
 	}
-	if (rc)
+	if (rc || res->guard[0]) {
+		free(b);
 		return rc;
+	}
 	char tmpl[1100];
 	snprintf(tmpl, sizeof(tmpl), "%s/%s.build.XXXXXX", o->cache_dir, res->key);
 	char real_tmp[PATH_MAX];
 	if (!mkdtemp(tmpl) || !realpath(tmpl, real_tmp) ||
-	    strlen(real_tmp) >= sizeof(b.p.build_dir) - 32)
+	    strlen(real_tmp) >= sizeof(b->p.build_dir) - 32) {
+		free(b);
 		return NODUS_ERR(err, NODUS_EIO, "cannot create a build directory in '%s': %s",
 				 o->cache_dir, strerror(errno));
-	snprintf(b.p.build_dir, sizeof(b.p.build_dir), "%s", real_tmp);
+	}
+	snprintf(b->p.build_dir, sizeof(b->p.build_dir), "%s", real_tmp);
 	if (o->self_path)
-		snprintf(b.self, sizeof(b.self), "%s", o->self_path);
-	else if (readlink("/proc/self/exe", b.self, sizeof(b.self) - 1) < 0)
-		snprintf(b.self, sizeof(b.self), "nodus");
-	build_prepare(&b);
-	b.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (b.log_fd < 0) {
+		snprintf(b->self, sizeof(b->self), "%s", o->self_path);
+	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
+		snprintf(b->self, sizeof(b->self), "nodus");
+	build_prepare(b);
+	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->log_fd < 0) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));
 		goto out;
 	}
-	b.deadline_ns = nodus_now_ns() + (uint64_t)((o->timeout_s > 0 ? o->timeout_s : 120) * 1e9);
+	b->deadline_ns = nodus_now_ns() + (uint64_t)((o->timeout_s > 0 ? o->timeout_s : 120) * 1e9);
 	char out_so[1100 + 16];
-	snprintf(out_so, sizeof(out_so), "%s/out.so", b.p.build_dir);
+	snprintf(out_so, sizeof(out_so), "%s/out.so", b->p.build_dir);
 	uint64_t t0 = nodus_now_ns();
-	rc = build_all(&b, out_so, res, err);
+	rc = build_all(b, out_so, res, err);
 	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
 	if (rc < 0) {
 		read_log(log_path, res->log, sizeof(res->log)); /* the compiler could not be started */
 		goto out;
 	}
 	if (rc == 1)
-		failed_log(&b, log_path, res);
+		failed_log(b, log_path, res);
 	if (rc == 2) {
 		guard_of(res->log, res->guard, sizeof(res->guard));
 		degraded_note(log_path, res);
@@ -573,8 +578,8 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		rc = 0;
 		goto out;
 	}
-	snprintf(tmp_deps, sizeof(tmp_deps), "%s/out.deps", b.p.build_dir);
-	if ((rc = nodus__build_deps_write(tmp_deps, b.sealed.data, err)))
+	snprintf(tmp_deps, sizeof(tmp_deps), "%s/out.deps", b->p.build_dir);
+	if ((rc = nodus__build_deps_write(tmp_deps, b->sealed.data, err)))
 		goto out;
 	if (rename(tmp_deps, deps_path) || rename(out_so, res->so_path)) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot move the build of '%s' into the cache: %s",
@@ -583,9 +588,10 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	}
 	res->ok = 1;
 out:
-	if (b.log_fd >= 0)
-		close(b.log_fd);
-	nftw(b.p.build_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	nodus_buf_release(&b.sealed);
+	if (b->log_fd >= 0)
+		close(b->log_fd);
+	nftw(b->p.build_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	nodus_buf_release(&b->sealed);
+	free(b);
 	return rc;
 }
