@@ -324,7 +324,10 @@ static void checks_mutations(struct ref_run *r)
  * object and the system's libraries: what its constructors may do. */
 static int confine_loading(const char *so_path, char *why, size_t size)
 {
-	static const char *const libs[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"};
+	/* /proc/self is resolved here, to this process's own directory: a
+	 * sanitizer build reads its maps when a library is loaded */
+	static const char *const libs[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
+					   "/proc/self"};
 	nodus_landlock ll;
 	nodus_error err;
 	if (nodus_landlock_open(&ll, &err))

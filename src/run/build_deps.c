@@ -40,11 +40,12 @@ enum build_dep_kind nodus__build_dep_kind(const build_paths *p, const char *real
 	for (int k = 0; k < p->n_sources; k++)
 		if (strcmp(real, p->sources[k]) == 0)
 			return DEP_SOURCE;
-	/* checked before the tool chain: a suite kept under /usr is still a suite */
-	if (nodus__build_under(real, p->sol_dir))
-		return DEP_FOREIGN;
+	/* the build's own directory first: a cache kept inside the suite holds it */
 	if (nodus__build_under(real, p->build_dir))
 		return DEP_OWN;
+	/* before the tool chain: a suite kept under /usr is still a suite */
+	if (nodus__build_under(real, p->sol_dir))
+		return DEP_FOREIGN;
 	if (nodus__build_under(real, p->include_dir))
 		return DEP_SEALED;
 	for (int k = 0; k < p->n_roots; k++)
