@@ -547,7 +547,7 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		return NODUS_ERR(err, NODUS_EIO, "cannot create a build directory in '%s': %s",
 				 o->cache_dir, strerror(errno));
 	}
-	snprintf(b->p.build_dir, sizeof(b->p.build_dir), "%s", real_tmp);
+	memcpy(b->p.build_dir, real_tmp, strlen(real_tmp) + 1); /* fits: checked above */
 	if (o->self_path)
 		snprintf(b->self, sizeof(b->self), "%s", o->self_path);
 	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
