@@ -247,6 +247,7 @@ struct build {
 	const char *jail[96];            /* argv prefix: nodus __jail RULES... -- */
 	int n_jail;                      /* entries used in jail */
 	char env_path[PATH_MAX + 8], env_tmp[PATH_MAX + 8], env_home[PATH_MAX + 8];
+	char env_ld[PATH_MAX + 24];      /* LD_LIBRARY_PATH, when the orchestrator has one */
 	const char *env[8];              /* the compiler's whole environment */
 	char inc[PATH_MAX + 4];          /* -I<include dir> */
 	char arch[64];                   /* -arch=sm_XX */
@@ -289,7 +290,14 @@ static void build_prepare(struct build *b)
 		 path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	snprintf(b->env_tmp, sizeof(b->env_tmp), "TMPDIR=%s", p->build_dir);
 	snprintf(b->env_home, sizeof(b->env_home), "HOME=%s", p->build_dir);
-	const char *env[] = {b->env_path, b->env_tmp, b->env_home, "LANG=C", "LC_ALL=C", NULL};
+	const char *env[] = {b->env_path, b->env_tmp, b->env_home, "LANG=C", "LC_ALL=C", NULL, NULL};
+	/* the jail is nodus itself, which may need its libraries from there
+	 * (a bundle carried to a GPU machine) */
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	if (ld && *ld) {
+		snprintf(b->env_ld, sizeof(b->env_ld), "LD_LIBRARY_PATH=%s", ld);
+		env[5] = b->env_ld;
+	}
 	memcpy(b->env, env, sizeof(env));
 	snprintf(b->inc, sizeof(b->inc), "-I%s", p->include_dir);
 	snprintf(b->arch, sizeof(b->arch), "-arch=%s", b->o->cuda_arch ? b->o->cuda_arch : "sm_90");
