@@ -80,7 +80,7 @@ int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return NODUS_EXIT_USAGE;
 	char inc[1024];
 	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)),
-			      run_refs};
+			      run_refs, ctx->self_path};
 	json_t *report = NULL;
 	int failed = 0;
 	nodus_error err = {0};

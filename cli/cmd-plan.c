@@ -76,7 +76,8 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 			 "nodus-cache");
 		cache = dir;
 	}
-	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1};
+	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1,
+			      ctx->self_path};
 	json_t *report = NULL;
 	int failed = 0;
 	nodus_error err = {0};

@@ -27,7 +27,9 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"__audit", nodus_cmd_audit_worker, CMD_HIDDEN, "internal: the audit's reference calls"},
 	{"__gpustress", nodus_cmd_gpustress, CMD_HIDDEN, "internal: a GPU co-tenant process"},
+	{"__jail", nodus_cmd_jail, CMD_HIDDEN, "internal: a tool chain program under Landlock"},
 	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
 	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
 	{"audit", nodus_cmd_audit, 0, "can the judge's inputs tell right kernels from wrong ones?"},

@@ -9,26 +9,41 @@
  * tolerance of f on the judge's own inputs, and the audit can decide that
  * by calling the reference alone, with no wrong kernel written.
  *
- * The calls happen in a child process forked before any device is opened
- * (a CUDA context does not survive fork), which writes its findings as one
- * JSON text to a pipe; the parent only parses it, with a deadline.
+ * The reference is untrusted code like any solution, so the calls happen in
+ * a sandboxed process, never in the caller: the parent builds the
+ * reference (confined, src/run/build.c), then starts `nodus __audit`
+ * through src/exec (own process group, rlimits, a fresh empty temporary
+ * directory as cwd, an explicit environment, killed with its parent). That
+ * process loads the campaign again, opens the backend, puts itself under a
+ * Landlock ruleset that allows reading the reference's object and the
+ * system libraries only (no writing, no executing, no TCP, no signals out:
+ * this covers the reference's ELF constructors, which run at dlopen), loads
+ * the reference, allocates everything, and locks down with the worker's
+ * syscall filter (nodus_sandbox_lock_down, cpu only: the CUDA driver needs
+ * calls it forbids) before the first call of reference code. It answers
+ * with one JSON text in one frame on its result pipe; the parent only
+ * parses it, with a deadline, then kills the process group and removes the
+ * directory.
  * ------------------------------------------------------------------------ */
 #define _POSIX_C_SOURCE 200809L
 #include "audit/audit.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "exec/exec.h"
+#include "exec/landlock.h"
 #include "judge/judge.h"
 #include "run/build.h"
 #include "run/protocol.h"
@@ -57,6 +72,7 @@ struct ref_run {
 	void *out[NODUS_MAX_OUTPUTS];      /* outputs of the variation */
 	json_t *findings;
 	int negate_trial;                  /* the judge runs a negate trial (judge.trials >= 2) */
+	int fill_threads;                  /* 1 under the syscall filter, which forbids threads */
 };
 
 static size_t tensor_bytes(const nodus_tensor_spec *ts, const int64_t *axes)
@@ -160,7 +176,7 @@ static void checks_outputs(struct ref_run *r)
 	const nodus_task *t = r->t;
 	/* another seed: an output that does not follow its inputs */
 	nodus_instance other = {0, 0, 0, -1, AUDIT_SEED ^ 0x5eed, -1, 0, 0, 0};
-	nodus__instance_fill(t, r->w, &other, 0, 8, r->in);
+	nodus__instance_fill(t, r->w, &other, 0, r->fill_threads, r->in);
 	variation(r, "constant_output", 1, "inputs drawn with another seed");
 	/* magnitude against atol */
 	double peak = 0;
@@ -215,7 +231,7 @@ static void checks_inputs(struct ref_run *r)
 		for (int k = 0; k < t->n_inputs; k++)
 			if (k != i)
 				fresh[k] = malloc(tensor_bytes(&t->inputs[k], r->axes) + 8);
-		nodus__instance_fill(t, r->w, &other, 0, 8, fresh);
+		nodus__instance_fill(t, r->w, &other, 0, r->fill_threads, fresh);
 		for (int k = 0; k < t->n_inputs; k++)
 			if (k != i)
 				free(fresh[k]);
@@ -351,9 +367,32 @@ static void checks_mutations(struct ref_run *r)
 	}
 }
 
+/* Restricts this process, before the reference is loaded, to reading its
+ * object and the system's libraries: what its constructors may do. */
+static int confine_loading(const char *so_path, char *why, size_t size)
+{
+	/* /proc/self is resolved here, to this process's own directory: a
+	 * sanitizer build reads its maps when a library is loaded */
+	static const char *const libs[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
+					   "/proc/self"};
+	nodus_landlock ll;
+	nodus_error err;
+	if (nodus_landlock_open(&ll, &err))
+		return 0; /* no Landlock: the syscall filter still comes before any call */
+	int rc = nodus_landlock_allow(&ll, so_path, NODUS_LL_READ, &err);
+	for (size_t k = 0; !rc && k < NODUS_ARRAY_SIZE(libs); k++)
+		rc = nodus_landlock_allow(&ll, libs[k], NODUS_LL_READ, &err);
+	if (!rc)
+		rc = nodus_landlock_enforce(&ll, &err);
+	nodus_landlock_close(&ll);
+	if (rc)
+		snprintf(why, size, "cannot confine the audit process: %s", err.message);
+	return rc;
+}
+
 /* Everything the child does; returns its findings or a reason to skip. */
 static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
-			   const nodus_solution *s, const nodus_audit_opts *o)
+			   const nodus_solution *s, const char *so_path)
 {
 	json_t *res = json_object();
 	nodus_error err = {0};
@@ -365,6 +404,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.tol = w->has_tolerance ? w->tolerance : r.t->tolerance;
 	r.findings = json_array();
 	r.negate_trial = c->judge.trials >= 2;
+	r.fill_threads = s->backend == NODUS_BACKEND_CPU ? 1 : 8;
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		if (nodus_backend_cuda_load(&r.ops, &err)) {
 			nodus_error_format(&err, why, sizeof(why));
@@ -379,14 +419,16 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		json_object_set_new(res, "run", json_sprintf("skipped: no GPU (%s)", why));
 		return res;
 	}
-	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0};
-	nodus_build_result br;
-	if (nodus_build_solution(s, &bo, &br, &err) || !br.ok) {
-		json_object_set_new(res, "run", json_sprintf("failed: the reference does not build: %s",
-							     br.ok ? err.message : br.log));
+	if (strcmp(so_path, "-") == 0) {
+		/* the probe: the backend opens here, the reference is worth building */
+		json_object_set_new(res, "run", json_string("available"));
 		return res;
 	}
-	void *dl = dlopen(br.so_path, RTLD_NOW | RTLD_LOCAL);
+	if (s->backend == NODUS_BACKEND_CPU && confine_loading(so_path, why, sizeof(why))) {
+		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
+		return res;
+	}
+	void *dl = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
 	void *sym = dl ? dlsym(dl, s->entry) : NULL;
 	if (!sym) {
 		json_object_set_new(res, "run", json_sprintf("failed: cannot load the reference: %s",
@@ -431,6 +473,12 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	snprintf(setup_name, sizeof(setup_name), "%s_setup", s->entry);
 	void *setup = dlsym(dl, setup_name);
 	int status = 0;
+	/* everything is loaded and allocated: no reference code runs unfiltered */
+	if (s->backend == NODUS_BACKEND_CPU && nodus_sandbox_lock_down(NULL, &err)) {
+		json_object_set_new(res, "run", json_sprintf("failed: cannot lock the audit process "
+							     "down: %s", err.message));
+		return res;
+	}
 	if (setup) {
 		nodus_entry_fn fn;
 		memcpy(&fn, &setup, sizeof(setup));
@@ -440,7 +488,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		}
 	}
 	nodus_instance base = {0, 0, 0, -1, AUDIT_SEED, -1, 0, 0, 0};
-	if (nodus__instance_fill(r.t, w, &base, 0, 8, r.base_in) ||
+	if (nodus__instance_fill(r.t, w, &base, 0, r.fill_threads, r.base_in) ||
 	    call_reference(&r, r.base_in, r.base_out, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: the reference does not run: %s", why));
 		return res;
@@ -453,68 +501,159 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	return res; /* the child exits: the OS takes back the rest */
 }
 
-/* Forks, runs child_audit there, and reads its JSON back. */
-static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
-			 const nodus_audit_opts *o)
+/* `nodus __audit CAMPAIGN WORKLOAD SOLUTION HASH OBJECT`: see the file
+ * comment; OBJECT "-" only opens the backend and answers "available".
+ * Answers one AUDIT_FRAME on fd 3 and leaves with _exit(). */
+#define AUDIT_FRAME 0x41554454u /* "AUDT" */
+int nodus_audit_worker_main(int argc, char **argv)
 {
-	int fds[2];
-	if (pipe(fds))
-		return json_pack("{s:s}", "run", "failed: cannot create a pipe");
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return json_pack("{s:s}", "run", "failed: cannot fork");
+	if (argc != 6) {
+		fprintf(stderr, "usage: nodus __audit CAMPAIGN WORKLOAD SOLUTION HASH OBJECT\n");
+		return 2;
 	}
-	if (pid == 0) {
-		close(fds[0]);
-		json_t *res = child_audit(c, w, s, o);
-		char *text = json_dumps(res, JSON_COMPACT);
-		for (size_t off = 0, len = text ? strlen(text) : 0; off < len;) {
-			ssize_t n = write(fds[1], text + off, len - off);
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	nodus_buf b = NODUS_BUF_INIT;
-	char chunk[65536];
-	int timed_out = 0;
-	for (;;) {
-		struct pollfd p = {fds[0], POLLIN, 0};
-		int n = poll(&p, 1, AUDIT_DEADLINE_S * 1000);
-		if (n == 0) {
-			timed_out = 1;
-			break;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		ssize_t got = n > 0 ? read(fds[0], chunk, sizeof(chunk)) : -1;
-		if (got <= 0)
-			break;
-		nodus_buf_add(&b, chunk, (size_t)got);
-	}
-	close(fds[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	nodus_diags diags = NODUS_DIAGS_INIT;
+	nodus_campaign *c = NULL;
 	json_t *res = NULL;
-	if (!timed_out && b.len)
+	int wi = atoi(argv[2]), si = atoi(argv[3]);
+	if (nodus_campaign_load(argv[1], &c, &diags) || wi < 0 || wi >= c->n_workloads || si < 0 ||
+	    si >= c->n_solutions || strcmp(c->solutions[si].hash, argv[4]) != 0)
+		res = json_pack("{s:s}", "run", "failed: the campaign changed while it was audited");
+	else
+		res = child_audit(c, &c->workloads[wi], &c->solutions[si], argv[5]);
+	nodus_diags_release(&diags);
+	char *text = json_dumps(res, JSON_COMPACT);
+	int rc = nodus_ipc_write(3, AUDIT_FRAME, text, text ? strlen(text) : 0);
+	_exit(rc ? 3 : 0); /* no exit-time hooks under the filter */
+}
+
+/* The audit process's environment: nothing of the caller's but what the
+ * backends need to be found, named one by one. */
+static void audit_env(const char *dir, char store[][1100], const char **env)
+{
+	static const char *const passed[] = {"NODUS_CUDA_BACKEND", "CUDA_VISIBLE_DEVICES",
+					     "LD_LIBRARY_PATH"};
+	int n = 0;
+	snprintf(store[n], 1100, "PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n] = store[n];
+	n++;
+	snprintf(store[n], 1100, "HOME=%s", dir);
+	env[n] = store[n];
+	n++;
+	snprintf(store[n], 1100, "TMPDIR=%s", dir);
+	env[n] = store[n];
+	n++;
+	snprintf(store[n], 1100, "LANG=C");
+	env[n] = store[n];
+	n++;
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(passed); k++) {
+		const char *v = getenv(passed[k]);
+		if (!v)
+			continue;
+		snprintf(store[n], 1100, "%s=%s", passed[k], v);
+		env[n] = store[n];
+		n++;
+	}
+	env[n] = NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Starts the audit process for reference s (built at so_path) on
+ * workload w and reads its JSON back. */
+static json_t *call_in_sandbox(const nodus_campaign *c, const nodus_workload *w,
+			       const nodus_solution *s, const char *so_path,
+			       const nodus_audit_opts *o)
+{
+	char dir[] = "/tmp/nodus-audit-XXXXXX", campaign[PATH_MAX], so[PATH_MAX] = "-";
+	char wi[16], si[16], env_store[8][1100];
+	const char *env[8];
+	if (!realpath(c->file, campaign) || (strcmp(so_path, "-") && !realpath(so_path, so)) ||
+	    !mkdtemp(dir))
+		return json_pack("{s:s}", "run", "failed: cannot prepare the audit process");
+	snprintf(wi, sizeof(wi), "%d", (int)(w - c->workloads));
+	snprintf(si, sizeof(si), "%d", (int)(s - c->solutions));
+	audit_env(dir, env_store, env);
+	const char *self = o->self_path ? o->self_path : "/proc/self/exe";
+	const char *argv[] = {self, "__audit", campaign, wi, si, s->hash, so, NULL};
+	nodus_child_opts co;
+	memset(&co, 0, sizeof(co));
+	co.argv = argv;
+	co.env = env;
+	co.cwd = dir;
+	co.stdin_fd = -2;
+	co.stdout_fd = -2;
+	co.want_result_pipe = 1;
+	co.die_with_parent = 1;
+	co.rlimit_core = -1;
+	co.rlimit_cpu_s = AUDIT_DEADLINE_S;
+	co.rlimit_fsize_bytes = 1; /* no file it could write grows past a byte */
+	co.rlimit_nofile = c->judge.open_files > 0 ? c->judge.open_files : 64;
+	co.rlimit_nproc = c->judge.processes > 0 ? c->judge.processes : 0;
+	if (s->backend == NODUS_BACKEND_CPU && c->judge.address_space_mb > 0)
+		co.rlimit_as_bytes = c->judge.address_space_mb << 20;
+	nodus_child child;
+	nodus_error err = {0};
+	json_t *res = NULL;
+	char why[1024];
+	if (nodus_child_start(&child, &co, &err)) {
+		snprintf(why, sizeof(why), "failed: cannot start the audit process: %s", err.message);
+		res = json_pack("{s:s}", "run", why);
+		goto out;
+	}
+	nodus_buf b = NODUS_BUF_INIT;
+	uint32_t type = 0;
+	int rc = nodus_ipc_read(child.result_fd, &type, &b,
+				nodus_now_ns() + (uint64_t)AUDIT_DEADLINE_S * 1000000000ull);
+	nodus_child_kill(&child); /* whatever it started goes with it */
+	int st = nodus_child_finish(&child);
+	if (!rc && type == AUDIT_FRAME)
 		res = json_loadb(b.data, b.len, 0, NULL);
 	nodus_buf_release(&b);
 	if (res)
-		return res;
-	if (timed_out)
-		return json_pack("{s:s}", "run", "failed: the reference did not finish within the deadline");
-	return json_pack("{s:o}", "run",
-			 json_sprintf("failed: the audit process ended (%s %d) without a result",
-				      WIFSIGNALED(st) ? "signal" : "status",
-				      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)));
+		goto out;
+	if (rc == NODUS_ETIMEOUT)
+		snprintf(why, sizeof(why), "failed: the reference did not finish within the deadline");
+	else if (st == 128 + SIGSYS)
+		snprintf(why, sizeof(why), "failed: the reference made a forbidden system call (the "
+			 "audit process died of SIGSYS; guard sandbox)");
+	else
+		snprintf(why, sizeof(why), "failed: the audit process ended (%s %d) without a result",
+			 st >= 128 ? "signal" : "status", st >= 128 ? st - 128 : st);
+	res = json_pack("{s:s}", "run", why);
+out:
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return res;
+}
+
+/* Builds the reference here, confined, and calls it in the sandbox. A
+ * cuda reference is built only once a probe (the audit process with
+ * object "-") has opened the backend: without a GPU or nvcc the run
+ * checks are skipped, as they always were, not failed. */
+static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
+			 const nodus_audit_opts *o)
+{
+	if (s->backend == NODUS_BACKEND_CUDA) {
+		json_t *probe = call_in_sandbox(c, w, s, "-", o);
+		const char *how = json_string_value(json_object_get(probe, "run"));
+		if (!how || strcmp(how, "available") != 0)
+			return probe;
+		json_decref(probe);
+	}
+	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path};
+	nodus_build_result br;
+	nodus_error err = {0};
+	if (nodus_build_solution(s, &bo, &br, &err) || !br.ok)
+		return json_pack("{s:o}", "run",
+				 json_sprintf("failed: the reference does not build: %s",
+					      br.ok ? err.message : br.log));
+	return call_in_sandbox(c, w, s, br.so_path, o);
 }
 
 /* ---- the parent: items, waivers, verdicts ---- */

@@ -19,9 +19,12 @@
  *                                  applied before the scale), each where
  *                                  the task's affine_scale / affine_shift
  *                                  inputs make it possible.
- * The run checks call the reference in a child process (a crash or hang is
- * a finding, never the caller's end); they are skipped, and say so, when
- * the backend is not available here.
+ * The run checks call the reference in a sandboxed process started through
+ * src/exec (`nodus __audit`: Landlock before the reference loads, the
+ * syscall filter before it is called, rlimits, its own temporary cwd and
+ * environment; a crash, hang or forbidden call is a failed run, never the
+ * caller's end); they are skipped, and say so, when the backend is not
+ * available here.
  * A check the campaign waives for the task (audit.waive) is reported as
  * waived and does not fail the task.
  * ------------------------------------------------------------------------ */
@@ -37,6 +40,8 @@ typedef struct nodus_audit_opts {
 	const char *cache_dir;   /* compiled references */
 	const char *include_dir; /* directory of nodus/solution.h */
 	int run_references;      /* 0: static checks only */
+	const char *self_path;   /* the nodus binary (`nodus __audit`, `nodus __jail`);
+				  * NULL = /proc/self/exe */
 } nodus_audit_opts;
 
 /* Audits every workload of c that a pair uses. *report gets
@@ -47,6 +52,13 @@ typedef struct nodus_audit_opts {
  * when the harness itself failed (out of memory). */
 int nodus_audit_campaign(const nodus_campaign *c, const nodus_audit_opts *o, json_t **report,
 			 int *failed, nodus_error *err);
+
+/* `nodus __audit CAMPAIGN WORKLOAD SOLUTION HASH OBJECT`, the sandboxed
+ * process the run checks happen in (only nodus_audit_campaign starts it):
+ * calls solution SOLUTION (index; its hash must be HASH) built at OBJECT
+ * on workload WORKLOAD (index) of CAMPAIGN and answers on fd 3. Does not
+ * return on success. */
+int nodus_audit_worker_main(int argc, char **argv);
 
 /* The report as text, one block per task and workload. */
 void nodus_audit_print(const json_t *report, FILE *f);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spec/spec-internal.h"
@@ -424,24 +425,80 @@ out:
 	return rc;
 }
 
-static int verify_files(const json_t *plan, const char *plan_dir, nodus_diags *diags)
+/* Lexically resolves "." and ".." in path (absolute, under a directory
+ * with no symbolic link in it) into out. */
+static void normalise(const char *path, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		size_t len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[--n] != '/')
+				;
+			out[n] = '\0';
+		} else if (!(len == 1 && p[0] == '.') && n + len + 2 < size) {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+			out[n] = '\0';
+		}
+		p += len;
+	}
+	if (n == 0)
+		snprintf(out, size, "/");
+}
+
+/* 1 when a symbolic link now stands on the way from real_dir (resolved) to
+ * rel: sealing stored every path resolved, so a link there appeared after
+ * sealing (a source turned into a link to /etc/passwd or /dev/zero). */
+static int link_on_path(const char *real_dir, const char *rel, char *target, size_t size)
+{
+	char joined[PATH_MAX], lexical[PATH_MAX], real[PATH_MAX];
+	if (nodus__path_join(joined, sizeof(joined), real_dir, rel))
+		return 0;
+	normalise(joined, lexical, sizeof(lexical));
+	if (!realpath(joined, real))
+		return 0; /* missing: the hash reports it */
+	snprintf(target, size, "%s", real);
+	return strcmp(lexical, real) != 0;
+}
+
+/* Checks every sealed file: no symbolic link on its way, a regular file of
+ * at most the size check allows (the same function and words as check),
+ * the sealed hash. shown_dir is the plan's directory as the user wrote it
+ * (files are named through it), real_dir the same resolved. */
+static int verify_files(const json_t *plan, const char *shown_dir, const char *real_dir,
+			nodus_diags *diags)
 {
 	int rc = 0;
 	size_t i;
 	json_t *f;
 	json_array_foreach(json_object_get(plan, "files"), i, f) {
-		char full[PATH_MAX], sha[NODUS_SHA256_HEX];
+		char full[PATH_MAX], sha[NODUS_SHA256_HEX], target[PATH_MAX];
 		const char *want = json_string_value(json_object_get(f, "sha256"));
-		nodus_error e;
-		if (nodus__path_join(full, sizeof(full), plan_dir,
-				     json_string_value(json_object_get(f, "path")))) {
+		const char *rel = json_string_value(json_object_get(f, "path"));
+		struct stat st;
+		if (nodus__path_join(full, sizeof(full), shown_dir, rel)) {
 			rc = NODUS_ECHANGED;
 			continue;
 		}
-		if (nodus_sha256_file(full, sha, &e)) {
+		if (lstat(full, &st) != 0) {
 			diag(diags, NODUS_ECHANGED, full, "",
 			     "changed since sealing: expected sha256 %s, got no file (%s)", want,
-			     e.message);
+			     strerror(errno));
+			rc = NODUS_ECHANGED;
+		} else if (nodus__spec_hash_file(full, NODUS__SOURCE_MAX_BYTES, sha, diags)) {
+			rc = NODUS_ECHANGED; /* the diag says why, in check's words */
+		} else if (link_on_path(real_dir, rel, target, sizeof(target))) {
+			diag(diags, NODUS_ECHANGED, full, "",
+			     "changed since sealing: expected the sealed file, got a symbolic link "
+			     "on its path to \"%s\" (guard sealed_link)",
+			     target);
 			rc = NODUS_ECHANGED;
 		} else if (strcmp(sha, want) != 0) {
 			diag(diags, NODUS_ECHANGED, full, "",
@@ -483,7 +540,7 @@ static int verify_open(const char *plan_path, json_t **plan_out, char plan_dir[P
 	}
 	char shown_dir[PATH_MAX];
 	nodus__path_dir(plan_path, shown_dir, sizeof(shown_dir));
-	int frc = verify_files(plan, shown_dir, diags); /* names files as the user reaches them */
+	int frc = verify_files(plan, shown_dir, plan_dir, diags); /* names files as the user reaches them */
 	*plan_out = plan;
 	return rc ? rc : frc;
 }

@@ -1,11 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
- * build.c: compile solutions into cached shared objects (see build.h).
- * Compilers run through src/exec, with a watchdog, their output captured
- * into a log file next to the cache entry.
+ * build.c: compile solutions into cached shared objects (see build.h),
+ * with the compiler confined.
+ *
+ * A build runs in its own directory (a fresh one under the cache), step by
+ * step: per compiled source a dependency pass (-M: what the preprocessor
+ * would read, checked before the compiler may say anything about it), a
+ * compile (-c, with -MD and the assembler's --MD, which also lists
+ * .incbin and .include files), then one link. Each step is a child of
+ * src/exec under rlimits (CPU seconds, file size, open files, processes;
+ * address space for cc only: nvcc's cicc reserves far more than it uses)
+ * that runs `nodus __jail` (exec/landlock.h), which restricts itself with
+ * Landlock before it executes the compiler: reads only of the listed
+ * sources (each file, not their directory, which other solutions share),
+ * nodus's include directory and the tool chain (/usr, /lib*, the CUDA
+ * toolkit found from nvcc's path, /etc/ld.so.cache), writes only in the
+ * build directory (also its TMPDIR and HOME), no TCP, no signals outside.
+ * Without Landlock the jail says so in the log and the dependency check
+ * (build_deps.c) is what refuses a foreign read.
+ *
+ * Compiled are the sources with a source extension (.c .s .S for cpu; .cu
+ * .c .cc .cpp .cxx for cuda); every other listed file (headers, data for
+ * .incbin) is only readable. The record gets the compiler's output through
+ * build_log.c's filter; the unfiltered log stays beside the cache entry.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +35,14 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "run/build-internal.h"
 #include "run/build.h"
 
-#define MAX_ARGS (NODUS_MAX_SOURCES + NODUS_MAX_FLAGS + 32)
+#define MAX_ARGS (NODUS_MAX_SOURCES + NODUS_MAX_FLAGS + 96)
+#define BUILD_FSIZE_BYTES ((int64_t)1 << 30)   /* no output file above 1 GiB */
+#define BUILD_AS_BYTES ((int64_t)8 << 30)      /* cc's address space (not nvcc's) */
+#define BUILD_NOFILE 1024
+#define BUILD_NPROC 4096                       /* per user: cc1, as, ld, nvcc's stages */
 
 static int mkdir_p(const char *path)
 {
@@ -33,25 +59,58 @@ static int mkdir_p(const char *path)
 	return (mkdir(tmp, 0755) && errno != EEXIST) ? -1 : 0;
 }
 
-/* Runs argv with stdout+stderr into log_path; returns exit status or -1. */
-static int run_tool(const char *const *argv, const char *log_path, double timeout_s,
-		    nodus_error *err)
+/* Runs argv with stdout+stderr appended to log_fd; returns exit status or
+ * a negative code. env NULL inherits; limits: see the file comment. */
+static int run_tool(const char *const *argv, const char *const *env, const char *cwd, int log_fd,
+		    int limited, int64_t as_bytes, double timeout_s, nodus_error *err)
 {
-	int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
+	o.env = env;
+	o.cwd = cwd;
 	o.stdin_fd = -2;
-	o.stdout_fd = fd;
-	o.stderr_fd = fd;
+	o.stdout_fd = log_fd;
+	o.stderr_fd = log_fd;
+	o.die_with_parent = 1;
+	if (limited) {
+		o.rlimit_cpu_s = (int64_t)timeout_s + 1;
+		o.rlimit_fsize_bytes = BUILD_FSIZE_BYTES;
+		o.rlimit_nofile = BUILD_NOFILE;
+		o.rlimit_nproc = BUILD_NPROC;
+		o.rlimit_as_bytes = as_bytes;
+		o.rlimit_core = -1;
+	}
 	nodus_child c;
 	int rc = nodus_child_start(&c, &o, err);
-	close(fd);
 	if (rc)
 		return rc;
 	return nodus_child_finish_timeout(&c, (int)(timeout_s * 1000));
+}
+
+/* Runs a version query (no jail: no solution input) and returns its output. */
+static int version_of(const char *const *argv, char *out, size_t size, int last_line)
+{
+	char log[] = "/tmp/nodus-compiler-version-XXXXXX";
+	int fd = mkstemp(log);
+	out[0] = '\0';
+	if (fd < 0)
+		return -1;
+	nodus_error err;
+	int rc = run_tool(argv, NULL, NULL, fd, 0, 0, 30, &err);
+	close(fd);
+	FILE *f = rc == 0 ? fopen(log, "r") : NULL;
+	char line[256];
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(out, size, "%s", line);
+		if (!last_line)
+			break;
+	}
+	if (f)
+		fclose(f);
+	unlink(log);
+	return rc;
 }
 
 static char cc_version[256], nvcc_version[256];
@@ -63,27 +122,9 @@ const char *nodus_build_compiler_version(int backend)
 		return slot;
 	const char *argv_cc[] = {"cc", "--version", NULL};
 	const char *argv_nvcc[] = {"nvcc", "--version", NULL};
-	char log[] = "/tmp/nodus-compiler-version-XXXXXX";
-	int fd = mkstemp(log);
-	if (fd < 0)
-		return "";
-	close(fd);
-	nodus_error err;
-	int rc = run_tool(backend == NODUS_BACKEND_CUDA ? argv_nvcc : argv_cc, log, 30, &err);
-	if (rc == 0) {
-		FILE *f = fopen(log, "r");
-		char line[256];
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			/* nvcc's useful line is the last ("Build cuda_13.0..."); cc's the first */
-			snprintf(slot, 256, "%s", line);
-			if (backend != NODUS_BACKEND_CUDA)
-				break;
-		}
-		if (f)
-			fclose(f);
-	}
-	unlink(log);
+	/* nvcc's useful line is the last ("Build cuda_13.0..."); cc's the first */
+	int cuda = backend == NODUS_BACKEND_CUDA;
+	version_of(cuda ? argv_nvcc : argv_cc, slot, 256, cuda);
 	return slot;
 }
 
@@ -107,13 +148,320 @@ const char *nodus_build_include_dir(const char *self_path, char *buf, size_t siz
 	return buf;
 }
 
+
+/* ---- the paths a build may touch ---- */
+
+/* Looks prog up in PATH and resolves it; 0 or -1. */
+static int find_program(const char *prog, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, prog);
+		if (access(cand, X_OK) == 0 && realpath(cand, out))
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	(void)size;
+	return -1;
+}
+
+static void add_root(build_paths *p, const char *dir)
+{
+	char real[PATH_MAX];
+	if (p->n_roots >= BUILD_MAX_ROOTS || !realpath(dir, real))
+		return;
+	for (int k = 0; k < p->n_roots; k++)
+		if (strcmp(p->roots[k], real) == 0)
+			return;
+	snprintf(p->roots[p->n_roots++], PATH_MAX, "%s", real);
+}
+
+static int is_compiled(const char *name, int cuda)
+{
+	static const char *const cpu_ext[] = {".c", ".s", ".S"};
+	static const char *const cuda_ext[] = {".cu", ".c", ".cc", ".cpp", ".cxx"};
+	const char *dot = strrchr(name, '.');
+	if (!dot)
+		return 0;
+	const char *const *ext = cuda ? cuda_ext : cpu_ext;
+	size_t n = cuda ? NODUS_ARRAY_SIZE(cuda_ext) : NODUS_ARRAY_SIZE(cpu_ext);
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(dot, ext[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Fills p from the solution and the options: everything resolved. */
+static int resolve_paths(build_paths *p, const nodus_solution *s, const nodus_build_opts *o,
+			 const char *compiler, nodus_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	if (!realpath(s->dir[0] ? s->dir : ".", p->sol_dir))
+		return NODUS_ERR(err, NODUS_EIO, "cannot resolve '%s': %s", s->dir, strerror(errno));
+	if (!realpath(o->include_dir, p->include_dir))
+		return NODUS_ERR(err, NODUS_EIO, "cannot resolve the include directory '%s': %s",
+				 o->include_dir, strerror(errno));
+	for (int k = 0; k < s->n_sources; k++) {
+		char full[PATH_MAX + sizeof(s->sources[0]) + 2];
+		snprintf(full, sizeof(full), "%s/%s", p->sol_dir, s->sources[k]);
+		if (!realpath(full, p->sources[k]))
+			return NODUS_ERR(err, NODUS_EIO, "cannot resolve source '%s': %s", full,
+					 strerror(errno));
+		if (!nodus__build_under(p->sources[k], p->sol_dir))
+			return NODUS_ERR(err, NODUS_EINVAL,
+					 "source '%s' resolves to '%s', outside the solution's "
+					 "directory (guard source_outside)",
+					 s->sources[k], p->sources[k]);
+	}
+	p->n_sources = s->n_sources;
+	static const char *const system_roots[] = {"/usr", "/lib", "/lib64", "/lib32", "/libx32",
+						   "/bin", "/sbin"};
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(system_roots); k++)
+		add_root(p, system_roots[k]);
+	char real[PATH_MAX];
+	if (find_program(compiler, real, sizeof(real)) == 0) {
+		/* <root>/bin/nvcc: the CUDA toolkit is <root> */
+		char *slash = strrchr(real, '/');
+		if (slash)
+			*slash = '\0';
+		slash = strrchr(real, '/');
+		if (slash && slash != real)
+			*slash = '\0';
+		add_root(p, real);
+	}
+	return 0;
+}
+
+/* ---- one build ---- */
+
+struct build {
+	const nodus_solution *s;
+	const nodus_build_opts *o;
+	build_paths p;
+	int cuda;                        /* nvcc, not cc */
+	char self[PATH_MAX];             /* the nodus binary, for `nodus __jail` */
+	const char *jail[96];            /* argv prefix: nodus __jail RULES... -- */
+	int n_jail;                      /* entries used in jail */
+	char env_path[PATH_MAX + 8], env_tmp[PATH_MAX + 8], env_home[PATH_MAX + 8];
+	char env_ld[PATH_MAX + 24];      /* LD_LIBRARY_PATH, when the orchestrator has one */
+	const char *env[8];              /* the compiler's whole environment */
+	char inc[PATH_MAX + 4];          /* -I<include dir> */
+	char arch[64];                   /* -arch=sm_XX */
+	int log_fd;                      /* every step's output, appended */
+	uint64_t deadline_ns;            /* the whole build's watchdog */
+	nodus_buf sealed;                /* tool chain and include files read, one per line */
+};
+
+static void jail_rule(struct build *b, const char *opt, const char *path)
+{
+	if (b->n_jail + 3 < (int)NODUS_ARRAY_SIZE(b->jail)) {
+		b->jail[b->n_jail++] = opt;
+		b->jail[b->n_jail++] = path;
+	}
+}
+
+static void build_prepare(struct build *b)
+{
+	build_paths *p = &b->p;
+	b->n_jail = 0;
+	b->jail[b->n_jail++] = b->self;
+	b->jail[b->n_jail++] = "__jail";
+	/* tests of the second layer (the dependency check, the log filter) */
+	if (getenv("NODUS_TEST_NO_LANDLOCK"))
+		b->jail[b->n_jail++] = "--no-landlock";
+	for (int k = 0; k < p->n_roots; k++)
+		jail_rule(b, "--exec", p->roots[k]);
+	jail_rule(b, "--read", p->include_dir);
+	for (int k = 0; k < p->n_sources; k++)
+		jail_rule(b, "--read", p->sources[k]);
+	jail_rule(b, "--read", "/etc/ld.so.cache");
+	jail_rule(b, "--read", "/etc/ld.so.conf");
+	jail_rule(b, "--read", "/etc/ld.so.conf.d");
+	jail_rule(b, "--read", "/dev/urandom");
+	jail_rule(b, "--write", "/dev/null");
+	jail_rule(b, "--write", p->build_dir);
+	b->jail[b->n_jail++] = "--";
+	const char *path = getenv("PATH");
+	snprintf(b->env_path, sizeof(b->env_path), "PATH=%s",
+		 path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	snprintf(b->env_tmp, sizeof(b->env_tmp), "TMPDIR=%s", p->build_dir);
+	snprintf(b->env_home, sizeof(b->env_home), "HOME=%s", p->build_dir);
+	const char *env[] = {b->env_path, b->env_tmp, b->env_home, "LANG=C", "LC_ALL=C", NULL, NULL};
+	/* the jail is nodus itself, which may need its libraries from there
+	 * (a bundle carried to a GPU machine) */
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	if (ld && *ld) {
+		snprintf(b->env_ld, sizeof(b->env_ld), "LD_LIBRARY_PATH=%s", ld);
+		env[5] = b->env_ld;
+	}
+	memcpy(b->env, env, sizeof(env));
+	snprintf(b->inc, sizeof(b->inc), "-I%s", p->include_dir);
+	snprintf(b->arch, sizeof(b->arch), "-arch=%s", b->o->cuda_arch ? b->o->cuda_arch : "sm_90");
+}
+
+/* Runs one step (tool argv after the jail prefix); its exit status. */
+static int build_step(struct build *b, const char *const *tool, nodus_error *err)
+{
+	const char *argv[MAX_ARGS];
+	int n = 0;
+	for (int k = 0; k < b->n_jail; k++)
+		argv[n++] = b->jail[k];
+	for (int k = 0; tool[k] && n + 1 < MAX_ARGS; k++)
+		argv[n++] = tool[k];
+	argv[n] = NULL;
+	uint64_t now = nodus_now_ns();
+	double left_s = now < b->deadline_ns ? (double)(b->deadline_ns - now) * 1e-9 : 0.001;
+	return run_tool(argv, b->env, b->p.build_dir, b->log_fd, 1,
+			b->cuda ? 0 : BUILD_AS_BYTES, left_s, err);
+}
+
+/* The compiler, its fixed options and the solution's flags, into argv. */
+static int base_args(struct build *b, const char **argv)
+{
+	int n = 0;
+	if (b->cuda) {
+		argv[n++] = "nvcc";
+		argv[n++] = "-Xcompiler";
+		argv[n++] = "-fPIC";
+		argv[n++] = b->arch;
+		argv[n++] = "-std=c++17";
+	} else {
+		argv[n++] = "cc";
+		argv[n++] = "-fPIC";
+		argv[n++] = "-std=c11";
+	}
+	argv[n++] = b->inc;
+	for (int i = 0; i < b->s->n_flags; i++)
+		argv[n++] = b->s->flags[i];
+	return n;
+}
+
+static void guard_of(const char *why, char *guard, size_t size)
+{
+	const char *g = strstr(why, "(guard ");
+	if (g)
+		snprintf(guard, size, "%.*s", (int)strcspn(g + 7, ")"), g + 7);
+}
+
+/* Dependency pass and compile of source k into obj; 0 compiled, 1 the
+ * compiler failed, 2 refused (res->log says why), < 0 harness failure. */
+static int build_one(struct build *b, int k, const char *obj, nodus_build_result *res,
+		     nodus_error *err)
+{
+	const char *src = b->p.sources[k];
+	int plain_asm = strcmp(strrchr(src, '.'), ".s") == 0; /* not preprocessed */
+	char pre[1100], dep[1100], asdep[1100], asopt[1200];
+	snprintf(pre, sizeof(pre), "%s/pre%d.d", b->p.build_dir, k);
+	snprintf(dep, sizeof(dep), "%s/dep%d.d", b->p.build_dir, k);
+	snprintf(asdep, sizeof(asdep), "%s/as%d.d", b->p.build_dir, k);
+	const char *argv[MAX_ARGS];
+	int n, rc;
+	if (!plain_asm) {
+		/* what the preprocessor reads, before the compiler may quote it */
+		n = base_args(b, argv);
+		argv[n++] = "-M";
+		argv[n++] = "-MF";
+		argv[n++] = pre;
+		argv[n++] = src;
+		argv[n] = NULL;
+		if ((rc = build_step(b, argv, err)) != 0)
+			return rc < 0 ? rc : 1;
+		if (nodus__build_deps_check(&b->p, pre, 0, &b->sealed, res->log, sizeof(res->log)))
+			return 2;
+	}
+	n = base_args(b, argv);
+	argv[n++] = "-c";
+	argv[n++] = "-MD";
+	argv[n++] = "-MF";
+	argv[n++] = dep;
+	if (b->cuda) {
+		snprintf(asopt, sizeof(asopt), "-Xassembler,--MD=%s", asdep);
+		argv[n++] = "-Xcompiler";
+	} else {
+		snprintf(asopt, sizeof(asopt), "-Wa,--MD=%s", asdep);
+	}
+	argv[n++] = asopt;
+	argv[n++] = src;
+	argv[n++] = "-o";
+	argv[n++] = obj;
+	argv[n] = NULL;
+	if ((rc = build_step(b, argv, err)) != 0)
+		return rc < 0 ? rc : 1;
+	if (nodus__build_deps_check(&b->p, dep, plain_asm, &b->sealed, res->log, sizeof(res->log)) ||
+	    nodus__build_deps_check(&b->p, asdep, 0, &b->sealed, res->log, sizeof(res->log)))
+		return 2;
+	return 0;
+}
+
+/* Every compile, then the link into out; as build_one. */
+static int build_all(struct build *b, const char *out, nodus_build_result *res, nodus_error *err)
+{
+	char objs[NODUS_MAX_SOURCES][1100];
+	char libs[8][80];
+	const char *argv[MAX_ARGS];
+	int n_obj = 0, rc;
+	for (int k = 0; k < b->s->n_sources; k++) {
+		if (!is_compiled(b->s->sources[k], b->cuda))
+			continue;
+		snprintf(objs[n_obj], sizeof(objs[0]), "%s/obj%d.o", b->p.build_dir, k);
+		if ((rc = build_one(b, k, objs[n_obj], res, err)) != 0)
+			return rc;
+		n_obj++;
+	}
+	if (n_obj == 0) {
+		snprintf(res->log, sizeof(res->log),
+			 "nodus: no source to compile: sources list only headers or data (a %s "
+			 "solution compiles %s)",
+			 b->cuda ? "cuda" : "cpu", b->cuda ? ".cu .c .cc .cpp .cxx" : ".c .s .S");
+		return 2;
+	}
+	int n = 0;
+	argv[n++] = b->cuda ? "nvcc" : "cc";
+	argv[n++] = "-shared";
+	if (b->cuda)
+		argv[n++] = b->arch;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	for (int k = 0; k < n_obj; k++)
+		argv[n++] = objs[k];
+	for (int i = 0; i < b->s->n_libs && i < 8; i++) {
+		snprintf(libs[i], sizeof(libs[i]), "-l%s", b->s->libs[i]);
+		argv[n++] = libs[i];
+	}
+	argv[n] = NULL;
+	rc = build_step(b, argv, err);
+	return rc < 0 ? rc : rc ? 1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* ---- the cache ---- */
+
+/* SHA-256 over what the build is made from before it runs: the solution's
+ * hash (sources' bytes, flags, libs, entry, backend), the sources' names
+ * and which of them are compiled, the compiler and the target. The files
+ * it turns out to read besides are checked through the .deps list. */
 static void cache_key(const nodus_solution *s, const nodus_build_opts *o, char *out)
 {
 	nodus_buf b = NODUS_BUF_INIT;
-	nodus_buf_addf(&b, "nodus-build-1\n%s\n%s\n%s\n", s->hash,
+	int cuda = s->backend == NODUS_BACKEND_CUDA;
+	nodus_buf_addf(&b, "nodus-build-2\n%s\n%s\n%s\n", s->hash,
 		       nodus_build_compiler_version(s->backend),
-		       s->backend == NODUS_BACKEND_CUDA ? (o->cuda_arch ? o->cuda_arch : "sm_90")
-							: "host");
+		       cuda ? (o->cuda_arch ? o->cuda_arch : "sm_90") : "host");
+	for (int k = 0; k < s->n_sources; k++)
+		nodus_buf_addf(&b, "%zu:%s:%d\n", strlen(s->sources[k]), s->sources[k],
+			       is_compiled(s->sources[k], cuda));
 	nodus_sha256_hex(b.data, b.len, out);
 	nodus_buf_release(&b);
 }
@@ -129,6 +477,38 @@ static void read_log(const char *path, char *out, size_t size)
 	fclose(f);
 }
 
+/* A refused build's record says when the compiler ran without Landlock
+ * (the jail wrote so into the log). */
+static void degraded_note(const char *log_path, nodus_build_result *res)
+{
+	char raw[4096];
+	read_log(log_path, raw, sizeof(raw));
+	char *note = strstr(raw, "nodus: landlock unavailable");
+	size_t n = strlen(res->log);
+	if (note && n + 2 < sizeof(res->log))
+		snprintf(res->log + n, sizeof(res->log) - n, "\n%.*s", (int)strcspn(note, "\n"), note);
+}
+
+/* The compiler failed: the record gets its output, filtered. */
+static void failed_log(struct build *b, const char *log_path, nodus_build_result *res)
+{
+	static char raw[1 << 16];
+	read_log(log_path, raw, sizeof(raw));
+	nodus__build_log_filter(&b->p, raw, res->log, sizeof(res->log));
+	/* a read Landlock refused: the preprocessor says "Permission denied",
+	 * the assembler's .incbin/.include "file not found" */
+	if ((strstr(raw, "Permission denied") || strstr(raw, "file not found")) &&
+	    !strstr(raw, "landlock unavailable")) {
+		size_t n = strlen(res->log);
+		if (n + 200 > sizeof(res->log))
+			n = sizeof(res->log) > 200 ? sizeof(res->log) - 200 : 0;
+		snprintf(res->log + n, sizeof(res->log) - n,
+			 "nodus: the build may read only the solution's listed sources, nodus's "
+			 "include/ and the tool chain (guard build_confined)\n");
+		snprintf(res->guard, sizeof(res->guard), "build_confined");
+	}
+}
+
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 			 nodus_build_result *res, nodus_error *err)
 {
@@ -137,68 +517,89 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		return NODUS_ERR(err, NODUS_EIO, "cannot create cache directory '%s': %s",
 				 o->cache_dir, strerror(errno));
 	cache_key(s, o, res->key);
+	char deps_path[1100], log_path[1100], tmp_deps[1100 + 16];
 	snprintf(res->so_path, sizeof(res->so_path), "%s/%s.so", o->cache_dir, res->key);
-	if (access(res->so_path, R_OK) == 0) {
+	snprintf(deps_path, sizeof(deps_path), "%s/%s.deps", o->cache_dir, res->key);
+	snprintf(log_path, sizeof(log_path), "%s/%s.log", o->cache_dir, res->key);
+	if (access(res->so_path, R_OK) == 0 && nodus__build_deps_current(deps_path)) {
 		res->ok = 1;
 		res->cache_hit = 1;
 		return 0;
 	}
 
-	char tmp_path[1100], log_path[1100], inc[1100];
-	snprintf(tmp_path, sizeof(tmp_path), "%s/%s.%d.tmp.so", o->cache_dir, res->key, getpid());
-	snprintf(log_path, sizeof(log_path), "%s/%s.log", o->cache_dir, res->key);
-	snprintf(inc, sizeof(inc), "-I%s", o->include_dir);
-	char src_paths[NODUS_MAX_SOURCES][800];
-	char libs[8][80];
-	const char *argv[MAX_ARGS];
-	int n = 0;
-	int cuda = s->backend == NODUS_BACKEND_CUDA;
-	char arch[64];
-	if (cuda) {
-		snprintf(arch, sizeof(arch), "-arch=%s", o->cuda_arch ? o->cuda_arch : "sm_90");
-		argv[n++] = "nvcc";
-		argv[n++] = "-shared";
-		argv[n++] = "-Xcompiler";
-		argv[n++] = "-fPIC";
-		argv[n++] = arch;
-		argv[n++] = "-std=c++17";
-	} else {
-		argv[n++] = "cc";
-		argv[n++] = "-shared";
-		argv[n++] = "-fPIC";
-		argv[n++] = "-std=c11";
+	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
+	if (!b)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building '%s'", s->name);
+	b->s = s;
+	b->o = o;
+	b->cuda = s->backend == NODUS_BACKEND_CUDA;
+	b->log_fd = -1;
+	nodus_buf_init(&b->sealed);
+	int rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
+	if (rc == NODUS_EINVAL) {
+		/* a source turned into a link out of the suite since it was checked */
+		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
+		guard_of(res->log, res->guard, sizeof(res->guard));
+		rc = 0;
 	}
-	argv[n++] = inc;
-	for (int i = 0; i < s->n_flags; i++)
-		argv[n++] = s->flags[i];
-	for (int i = 0; i < s->n_sources; i++) {
-		snprintf(src_paths[i], sizeof(src_paths[i]), "%s/%s", s->dir, s->sources[i]);
-		argv[n++] = src_paths[i];
+	if (rc || res->guard[0]) {
+		free(b);
+		return rc;
 	}
-	argv[n++] = "-o";
-	argv[n++] = tmp_path;
-	for (int i = 0; i < s->n_libs; i++) {
-		snprintf(libs[i], sizeof(libs[i]), "-l%s", s->libs[i]);
-		argv[n++] = libs[i];
+	char tmpl[1100];
+	snprintf(tmpl, sizeof(tmpl), "%s/%s.build.XXXXXX", o->cache_dir, res->key);
+	char real_tmp[PATH_MAX];
+	if (!mkdtemp(tmpl) || !realpath(tmpl, real_tmp) ||
+	    strlen(real_tmp) >= sizeof(b->p.build_dir) - 32) {
+		free(b);
+		return NODUS_ERR(err, NODUS_EIO, "cannot create a build directory in '%s': %s",
+				 o->cache_dir, strerror(errno));
 	}
-	argv[n] = NULL;
-
+	memcpy(b->p.build_dir, real_tmp, strlen(real_tmp) + 1); /* fits: checked above */
+	if (o->self_path)
+		snprintf(b->self, sizeof(b->self), "%s", o->self_path);
+	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
+		snprintf(b->self, sizeof(b->self), "nodus");
+	build_prepare(b);
+	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->log_fd < 0) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));
+		goto out;
+	}
+	b->deadline_ns = nodus_now_ns() + (uint64_t)((o->timeout_s > 0 ? o->timeout_s : 120) * 1e9);
+	char out_so[1100 + 16];
+	snprintf(out_so, sizeof(out_so), "%s/out.so", b->p.build_dir);
 	uint64_t t0 = nodus_now_ns();
-	int status = run_tool(argv, log_path, o->timeout_s > 0 ? o->timeout_s : 120, err);
+	rc = build_all(b, out_so, res, err);
 	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
-	if (status < 0) {
-		/* the compiler could not be started at all */
-		read_log(log_path, res->log, sizeof(res->log));
-		return status;
+	if (rc < 0) {
+		read_log(log_path, res->log, sizeof(res->log)); /* the compiler could not be started */
+		goto out;
 	}
-	if (status != 0) {
-		read_log(log_path, res->log, sizeof(res->log));
-		unlink(tmp_path);
-		return 0;
+	if (rc == 1)
+		failed_log(b, log_path, res);
+	if (rc == 2) {
+		guard_of(res->log, res->guard, sizeof(res->guard));
+		degraded_note(log_path, res);
 	}
-	if (rename(tmp_path, res->so_path))
-		return NODUS_ERR(err, NODUS_EIO, "cannot move '%s' into the cache: %s", tmp_path,
-				 strerror(errno));
+	if (rc) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(tmp_deps, sizeof(tmp_deps), "%s/out.deps", b->p.build_dir);
+	if ((rc = nodus__build_deps_write(tmp_deps, b->sealed.data, err)))
+		goto out;
+	if (rename(tmp_deps, deps_path) || rename(out_so, res->so_path)) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot move the build of '%s' into the cache: %s",
+			       s->name, strerror(errno));
+		goto out;
+	}
 	res->ok = 1;
-	return 0;
+out:
+	if (b->log_fd >= 0)
+		close(b->log_fd);
+	nftw(b->p.build_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	nodus_buf_release(&b->sealed);
+	free(b);
+	return rc;
 }

@@ -3,13 +3,19 @@
  * build.h: turning a solution's sources into a shared object, cached by
  * content.
  *
- * The cache key is SHA-256 over the solution's content hash, the compiler's
- * version line, the harness flags and the target architecture, so a new
- * compiler or a different GPU architecture never reuses an old object.
+ * The cache key is SHA-256 over the solution's content hash, the sources'
+ * names, the compiler's version line and the target architecture, so a new
+ * compiler or a different GPU architecture never reuses an old object; the
+ * tool chain and include files the build read are listed with their hashes
+ * beside the object (KEY.deps), and a change to any of them is a miss. The
+ * compiler runs confined (build.c): it reads only the listed sources,
+ * nodus's include directory and the tool chain; a build that read any
+ * other file is refused.
  * Objects are written to a temporary name and renamed, so a killed build
  * never leaves a half-written object under its final name. A compile error
- * is a result (the log is kept beside the cache entry), not an error of the
- * harness.
+ * or a refused build is a result (res->log, filtered to the solution's own
+ * diagnostics; the whole log is kept beside the cache entry), not an error
+ * of the harness.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_BUILD_H
 #define NODUS_BUILD_H
@@ -24,13 +30,15 @@ typedef struct nodus_build_result {
 	char so_path[1024];      /* the shared object */
 	char log[2048];          /* first part of the compiler's output on failure */
 	char key[NODUS_SHA256_HEX]; /* cache key */
+	char guard[40];          /* when nodus refused the build: the guard's name, else "" */
 } nodus_build_result;
 
 typedef struct nodus_build_opts {
 	const char *cache_dir;   /* where objects live; created if missing */
 	const char *include_dir; /* directory holding nodus/solution.h */
 	const char *cuda_arch;   /* e.g. "sm_90"; NULL = "sm_90" */
-	double timeout_s;        /* compiler watchdog; 0 = 120 s */
+	double timeout_s;        /* watchdog of the whole build; 0 = 120 s */
+	const char *self_path;   /* the nodus binary (runs `nodus __jail`); NULL = /proc/self/exe */
 } nodus_build_opts;
 
 /* Builds (or finds) solution s. Returns 0 with res->ok telling whether it

@@ -1805,7 +1805,7 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
 	if (!r.ok) {
-		set_status(a, NODUS_STATUS_INVALID_REFERENCE, "compile",
+		set_status(a, NODUS_STATUS_INVALID_REFERENCE, r.guard[0] ? r.guard : "compile",
 			   "reference '%s' did not compile: %.600s", a->ref->name, r.log);
 		return 0;
 	}
@@ -1816,7 +1816,7 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
 	if (!r.ok) {
-		set_status(a, NODUS_STATUS_COMPILE_ERROR, "compile",
+		set_status(a, NODUS_STATUS_COMPILE_ERROR, r.guard[0] ? r.guard : "compile",
 			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
 		return 0;
 	}
@@ -2487,6 +2487,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;
+	x.bopts.self_path = o->self_path;
 	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
 	int ran_any = 0;
 	for (int i = 0; i < x.c->n_conditions; i++) {

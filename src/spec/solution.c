@@ -5,10 +5,13 @@
  *
  * Sources are relative to the solution file's directory: an absolute path
  * or a ".." component is a fault (a solution may not read outside its own
- * tree), and every source must be a regular file of at most 16 MiB.
- * Compiler flags must look like one option each (-[A-Za-z0-9_=.,+-]+) and
- * may not redirect the output, the tool chain or the language (-o, -B, -x,
- * -specs, -wrapper, -fplugin) or link behind build.link's back (-l, -L).
+ * tree), so is a path that resolves (symbolic links followed) outside that
+ * directory, and every source must be a regular file of at most 16 MiB.
+ * Sources list every file the build reads (headers and .incbin data too):
+ * the build can read no other file of the suite (docs/formats.md).
+ * Compiler flags come from an allow-list (flags.c): nothing that redirects
+ * the output or the tool chain, rebinds symbols (-Wl,--wrap=) or links
+ * behind build.link's back.
  *
  * Content hash (hex SHA-256), the identity the compile cache and the plan
  * use: over the string "nodus-solution-1", then the backend name, the entry
@@ -43,20 +46,16 @@ static int is_c_ident(const char *s)
 	return 1;
 }
 
-static const char *flag_fault(const char *f)
+/* build.flags go through nodus__flag_fault (flags.c) with the backend,
+ * which str_list's one-argument check cannot carry: these two wrap it. */
+static const char *cpu_flag_fault(const char *f)
 {
-	static const char *const denied[] = {"-o", "-B", "-x", "-l", "-L",
-					     "-specs", "-wrapper", "-fplugin"};
-	if (f[0] != '-' || !f[1])
-		return "not an option";
-	for (const char *p = f + 1; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=.,+-",
-			    *p))
-			return "a character outside [A-Za-z0-9_=.,+-]";
-	for (size_t k = 0; k < NODUS_ARRAY_SIZE(denied); k++)
-		if (strncmp(f, denied[k], strlen(denied[k])) == 0)
-			return "an option nodus sets itself or forbids";
-	return NULL;
+	return nodus__flag_fault(f, NODUS_BACKEND_CPU);
+}
+
+static const char *cuda_flag_fault(const char *f)
+{
+	return nodus__flag_fault(f, NODUS_BACKEND_CUDA);
 }
 
 static int is_lib_name(const char *s)
@@ -118,7 +117,8 @@ static void sol_build(nodus__vctx *v, const json_t *j, nodus_solution *s)
 	if (nodus__v_object(v, j, "a build object {\"flags\", \"link\"}")) {
 		nodus__v_fields(v, j, f, 2);
 		s->n_flags = str_list(v, j, "flags", NODUS_MAX_FLAGS, s->flags[0],
-				      sizeof(s->flags[0]), "compiler flags", flag_fault);
+				      sizeof(s->flags[0]), "compiler flags",
+				      s->backend == NODUS_BACKEND_CUDA ? cuda_flag_fault : cpu_flag_fault);
 		s->n_libs = str_list(v, j, "link", NODUS_ARRAY_SIZE(s->libs), s->libs[0],
 				     sizeof(s->libs[0]), "library names", check_lib);
 	}
@@ -141,15 +141,24 @@ static void sol_sources(nodus__vctx *v, const json_t *j, const char *dir, nodus_
 			for (int m = 0; m < s->n_sources && dup < 0; m++)
 				if (strcmp(s->sources[m], src) == 0)
 					dup = m;
-			char full[1024];
+			char full[1024], real[1024];
 			if (dup >= 0)
 				nodus__v_err(v, 0, "expected each source once, got \"%s\" again "
 						   "(first at $.sources[%d])",
 					     src, dup);
 			else if (dir && nodus__path_join(full, sizeof(full), dir, src))
 				nodus__v_err(v, 0, "expected a shorter path, got \"%s\"", src);
-			else if (!dir || !nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v,
-							   NULL))
+			else if (!dir)
+				s->n_sources++;
+			/* the file's type and size first, in the words verify uses too */
+			else if (nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v, NULL))
+				;
+			else if (nodus__path_inside(dir, full, real, sizeof(real)))
+				nodus__v_err(v, 0, "expected a source inside the solution's directory, "
+						   "got \"%s\", a symbolic link to \"%s\" (guard "
+						   "source_outside)",
+					     src, real);
+			else
 				s->n_sources++;
 		}
 		nodus__v_pop(v);

@@ -28,6 +28,18 @@
 int nodus__spec_read(const char *path, size_t max, nodus_buf *out, nodus__vctx *v,
 		     nodus_diags *diags);
 
+/* Hashes path (SHA-256, hex) under the same checks as nodus__spec_read: a
+ * regular file of at most max bytes, opened without blocking. On failure
+ * pushes one unlocated diag naming path with check's words ("expected a
+ * readable regular file, got not a regular file"). */
+int nodus__spec_hash_file(const char *path, size_t max, char sha[NODUS_SHA256_HEX],
+			  nodus_diags *diags);
+
+/* 0 when path, resolved (symbolic links followed), lies under dir,
+ * resolved; -1 when it leads out of it. resolved gets the resolved path
+ * ("" when path does not exist: that is 0, for the read to report). */
+int nodus__path_inside(const char *dir, const char *path, char *resolved, size_t size);
+
 /* Parses text strictly (duplicate keys rejected, NUL rejected, one
  * document). Syntax faults become one located diag for file. */
 int nodus__spec_parse(const char *file, const char *text, size_t len, json_t **out,
@@ -58,6 +70,10 @@ int nodus__v_relpath(nodus__vctx *v, const json_t *j, int allow_dotdot, char *ou
 int nodus__path_join(char *out, size_t size, const char *dir, const char *rel);
 /* Directory part of path ("." when there is none). */
 void nodus__path_dir(const char *path, char *out, size_t size);
+
+/* Why compiler flag f may not be used for backend (a NODUS_BACKEND_*), or
+ * NULL when it may (flags.c; the allow-list is documented there). */
+const char *nodus__flag_fault(const char *f, int backend);
 
 /* Loads a campaign whose text is already in memory; dir is where its
  * relative paths start. Same contract as nodus_campaign_load(). */

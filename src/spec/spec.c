@@ -14,11 +14,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 /* ---- dtypes ---- */
 
@@ -133,10 +136,14 @@ static int read_fail(nodus__vctx *v, nodus_diags *diags, const char *path, int c
 	return code;
 }
 
-int nodus__spec_read(const char *path, size_t max, nodus_buf *out, nodus__vctx *v,
-		     nodus_diags *diags)
+/* Opens path for reading when it is a regular file of at most max bytes
+ * (non-blocking, so a FIFO is refused rather than waited on); else reports
+ * as read_fail does. The one check `check`, `plan`, `verify` and `run`
+ * share, so every command refuses the same files with the same words. */
+static int open_regular(const char *path, size_t max, nodus__vctx *v, nodus_diags *diags,
+			int *fd_out)
 {
-	nodus_buf_reset(out);
+	*fd_out = -1;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return read_fail(v, diags, path, errno == ENOENT ? NODUS_ENOTFOUND : NODUS_EIO,
@@ -146,42 +153,102 @@ int nodus__spec_read(const char *path, size_t max, nodus_buf *out, nodus__vctx *
 	char why[96];
 	if (fstat(fd, &st) != 0) {
 		rc = read_fail(v, diags, path, NODUS_EIO, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	} else if (!S_ISREG(st.st_mode)) {
 		rc = read_fail(v, diags, path, NODUS_EINVAL,
 			       S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-		goto out;
-	}
-	if ((uint64_t)st.st_size > max) {
+	} else if ((uint64_t)st.st_size > max) {
 		snprintf(why, sizeof(why), "%lld bytes, more than the limit of %zu",
 			 (long long)st.st_size, max);
 		rc = read_fail(v, diags, path, NODUS_EINVAL, why);
-		goto out;
 	}
+	if (rc)
+		close(fd);
+	else
+		*fd_out = fd;
+	return rc;
+}
+
+/* Reads at most max bytes of fd, handing each chunk to take(ctx); a file
+ * that grows past max while being read is refused. */
+static int read_bounded(int fd, const char *path, size_t max, nodus__vctx *v, nodus_diags *diags,
+			int (*take)(void *ctx, const char *p, size_t n), void *ctx)
+{
 	char chunk[65536];
+	size_t total = 0;
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			rc = read_fail(v, diags, path, NODUS_EIO, strerror(errno));
-			goto out;
-		}
+		if (n < 0)
+			return read_fail(v, diags, path, NODUS_EIO, strerror(errno));
 		if (n == 0)
-			break;
-		if (out->len + (size_t)n > max) {
-			rc = read_fail(v, diags, path, NODUS_EINVAL, "it grew while being read");
-			goto out;
-		}
-		if (nodus_buf_add(out, chunk, (size_t)n)) {
-			rc = read_fail(v, diags, path, NODUS_ENOMEM, "out of memory");
-			goto out;
-		}
+			return 0;
+		total += (size_t)n;
+		if (total > max)
+			return read_fail(v, diags, path, NODUS_EINVAL, "it grew while being read");
+		if (take(ctx, chunk, (size_t)n))
+			return read_fail(v, diags, path, NODUS_ENOMEM, "out of memory");
 	}
-out:
+}
+
+static int take_into_buf(void *ctx, const char *p, size_t n)
+{
+	return nodus_buf_add(ctx, p, n);
+}
+
+static int take_into_digest(void *ctx, const char *p, size_t n)
+{
+	return EVP_DigestUpdate(ctx, p, n) ? 0 : NODUS_ENOMEM;
+}
+
+int nodus__spec_read(const char *path, size_t max, nodus_buf *out, nodus__vctx *v,
+		     nodus_diags *diags)
+{
+	int fd;
+	nodus_buf_reset(out);
+	int rc = open_regular(path, max, v, diags, &fd);
+	if (rc)
+		return rc;
+	rc = read_bounded(fd, path, max, v, diags, take_into_buf, out);
 	close(fd);
 	return rc;
+}
+
+int nodus__spec_hash_file(const char *path, size_t max, char sha[NODUS_SHA256_HEX],
+			  nodus_diags *diags)
+{
+	int fd;
+	int rc = open_regular(path, max, NULL, diags, &fd);
+	if (rc)
+		return rc;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		rc = read_fail(NULL, diags, path, NODUS_ENOMEM, "out of memory");
+	else
+		rc = read_bounded(fd, path, max, NULL, diags, take_into_digest, ctx);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	if (!rc && EVP_DigestFinal_ex(ctx, md, &len))
+		for (unsigned k = 0; k < len; k++)
+			snprintf(sha + 2 * k, 3, "%02x", md[k]);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	return rc;
+}
+
+int nodus__path_inside(const char *dir, const char *path, char *resolved, size_t size)
+{
+	char real_dir[PATH_MAX], real[PATH_MAX];
+	resolved[0] = '\0';
+	if (!realpath(path, real))
+		return 0; /* a missing file is reported by the read that follows */
+	snprintf(resolved, size, "%s", real);
+	if (!realpath(dir[0] ? dir : ".", real_dir))
+		return -1;
+	size_t n = strlen(real_dir);
+	if (n == 1) /* the directory is "/" */
+		return 0;
+	return strncmp(real, real_dir, n) == 0 && real[n] == '/' ? 0 : -1;
 }
 
 /* Offset of the first byte that does not start or continue a valid UTF-8

@@ -128,16 +128,19 @@ static void test_hash_sees_flags_entry_sources(void **state)
 	char *src = replace(SOL_A, "[\"vec_add_ref.c\"]", "[\"vec_add_unrolled.c\"]");
 	sol_hash(src, b);
 	assert_string_not_equal(a, b);
-	/* flags ["-O2", "-g"] must not collide with one flag "-O2-g" and the like */
-	char *glued = replace(SOL_A, "\"-O2\"", "\"-O2-g\"");
+	/* flags ["-Wall", "-Wextra"] must not collide with one flag
+	 * "-Wall-Wextra" and the like (both pass the flag allow-list) */
+	char *glued = replace(SOL_A, "\"-O2\"", "\"-Wall-Wextra\"");
+	char *split = replace(SOL_A, "\"-O2\"", "\"-Wall\", \"-Wextra\"");
 	char c[NODUS_SHA256_HEX];
-	sol_hash(two, b);
+	sol_hash(split, b);
 	sol_hash(glued, c);
 	assert_string_not_equal(b, c);
 	free(flag);
 	free(two);
 	free(src);
 	free(glued);
+	free(split);
 }
 
 static void test_hash_sees_source_bytes(void **state)
