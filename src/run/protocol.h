@@ -151,7 +151,7 @@ typedef struct nodus_instance {
 #define NODUS_PERTURB_ELEMENTS 4
 
 /* The most copies (and so calls per timed batch) a timing set holds. */
-#define NODUS_MAX_TIMING_CALLS 256
+#define NODUS_MAX_TIMING_CALLS 128
 
 /* How many timing copies a pair's worker makes: enough for the longest
  * batch it may need (min_sample_ns over the fastest a call moving its
