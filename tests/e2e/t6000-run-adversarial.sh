@@ -12,10 +12,24 @@ copy_suites "$tmp"
 NODUS=$(private_nodus "$tmp")
 relax_isolation "$tmp/suites/adversarial/campaign.json" 2.5
 "$NODUS" plan "$tmp/suites/adversarial/campaign.json" -o "$tmp/plan.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
+load_mark run
 "$NODUS" run "$tmp/plan.json" --db "$tmp/r.db" -q || fail "run exited $?"
+busy=$(load_since run)
 n=0
 while read -r pid cond expect outcome guard; do
 	n=$((n + 1))
+	# a busy machine makes workers miss their watchdog (the campaign's 20 s)
+	# and makes the orchestrator read its frames late, which takes the clock
+	# cross-check's power (never its false-alarm rate): those outcomes say
+	# nothing about the guard, so they are skipped, visibly
+	if too_busy "$busy" && [ "$outcome" = TIMEOUT ] && [ "$expect" != TIMEOUT ]; then
+		skip_busy "$busy" "$pid (a TIMEOUT on a busy machine)"
+		continue
+	fi
+	if too_busy "$busy" && [ "${pid#*/adv_clock_bend/}" != "$pid" ] && [ "$outcome" != "$expect" ]; then
+		skip_busy "$busy" "$pid caught by the clock cross-check (got $outcome)"
+		continue
+	fi
 	if [ "$expect" = TIED ]; then
 		# an exploit whose gain the protocol removed: correct, and no faster
 		# than honest work (a copy of the reference's code may still land a
@@ -78,5 +92,5 @@ for pid, cand, guard in sqlite3.connect(db).execute(
 sys.exit(1 if bad else 0)
 PY
 [ -n "${GUARDS_OUT:-}" ] && cp "$tmp/r.db" "$GUARDS_OUT"
-[ "$fails" -eq 0 ] && echo "t6000: $n exploits caught as declared"
-exit $((fails > 0))
+[ "$fails" -eq 0 ] && echo "t6000: $n exploits caught as declared (less $skips skipped)"
+test_exit
