@@ -304,7 +304,6 @@ static int cuda_sandbox_off(void)
 	return v && strcmp(v, "0") == 0;
 }
 
-
 static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
 			const char *cand_so)
 {
@@ -366,7 +365,6 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 }
 
 /* ---- worker processes ---- */
-
 
 
 /* The output arena for a new worker (protocol.h), or -1: then every
