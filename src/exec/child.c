@@ -24,6 +24,13 @@
  * list still names it. Signals are blocked in the parent from before
  * fork() until the new pgid is on the list and the group exists, so a
  * SIGINT can never leave a child behind.
+ *
+ * A worker is started in a session of its own (new_session), with a
+ * private directory made here before fork (mkdtemp; removed by finish,
+ * never following a symlink) and an environment built here from names
+ * (minimal_env): nothing of the orchestrator's environment or directory
+ * reaches it unless asked for. What a child leaves behind when it dies
+ * comes to a subreaper orchestrator; nodus_exec_reap_strays() kills it.
  * ------------------------------------------------------------------------ */
 #include "exec/exec.h"
 

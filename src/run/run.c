@@ -318,7 +318,6 @@ static int cuda_sandbox_off(void)
 	return v && strcmp(v, "0") == 0;
 }
 
-
 static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
 			const char *cand_so)
 {
@@ -381,7 +380,6 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 }
 
 /* ---- worker processes ---- */
-
 
 
 /* The output arena for a new worker (protocol.h), or -1: then every

@@ -4,8 +4,11 @@
  * the frames).
  *
  * Order of a measure worker, and why:
- *   1. parse the job, open the backend, dlopen both solutions, check that
- *      neither exports a name that would interpose on the harness;
+ *   1. parse the job, open the backend, confine the process before any
+ *      solution code runs (nodus_sandbox_prepare: constructors run inside
+ *      dlopen), dlopen both solutions, check after each that loading left
+ *      no thread or fd, and that neither exports a name that would
+ *      interpose on the harness;
  *   2. allocate everything the run needs that does not depend on timing;
  *   3. lock down (cpu): from here on a fork, exec, socket or open kills the
  *      process with SIGSYS, which the orchestrator reports as REWARD_HACK;
@@ -1372,8 +1375,10 @@ static int worker_run(struct worker *w, nodus_error *err)
 	if ((rc = nodus__guard_install(w->ops, w->dev, RESULT_FD, err)))
 		return rc;
 	/* the fingerprint opens files: before the sandbox */
+	uint64_t t_fp = nodus_now_ns();
 	if (!w->fingerprint && (rc = w->ops->fingerprint(w->dev, &w->fingerprint, err)))
 		return rc;
+	phase_add(&w->phase.fingerprint_s, t_fp);
 	nodus_sandbox_state sb;
 	nodus_sandbox_state_init(&sb);
 	int sandboxed = json_int(w->job, "lockdown", 0) || json_int(w->job, "cuda_sandbox", 0);
