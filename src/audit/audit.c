@@ -596,8 +596,11 @@ static json_t *call_in_sandbox(const nodus_campaign *c, const nodus_workload *w,
 	co.rlimit_fsize_bytes = 1; /* no file it could write grows past a byte */
 	co.rlimit_nofile = c->judge.open_files > 0 ? c->judge.open_files : 64;
 	co.rlimit_nproc = c->judge.processes > 0 ? c->judge.processes : 0;
+#if !defined(__SANITIZE_ADDRESS__)
+	/* as for workers: AddressSanitizer reserves terabytes at start */
 	if (s->backend == NODUS_BACKEND_CPU && c->judge.address_space_mb > 0)
 		co.rlimit_as_bytes = c->judge.address_space_mb << 20;
+#endif
 	nodus_child child;
 	nodus_error err = {0};
 	json_t *res = NULL;

@@ -17,8 +17,10 @@
 #include <linux/landlock.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -170,7 +172,12 @@ int nodus_jail_main(int argc, char **argv)
 	if (!have)
 		fprintf(stderr, "nodus: %s: the tool chain runs without a file-system filter\n",
 			err.message);
+	long long as_bytes = 0;
 	for (; k + 1 < argc && strcmp(argv[k], "--") != 0; k += 2) {
+		if (strcmp(argv[k], "--as") == 0) {
+			as_bytes = atoll(argv[k + 1]);
+			continue;
+		}
 		int rights = strcmp(argv[k], "--read") == 0    ? NODUS_LL_READ
 			     : strcmp(argv[k], "--exec") == 0  ? NODUS_LL_EXEC
 			     : strcmp(argv[k], "--write") == 0 ? NODUS_LL_WRITE | NODUS_LL_READ
@@ -185,11 +192,18 @@ int nodus_jail_main(int argc, char **argv)
 		}
 	}
 	if (k >= argc || strcmp(argv[k], "--") != 0 || k + 1 >= argc) {
-		fprintf(stderr, "usage: nodus __jail [--read P|--exec P|--write P]... -- PROG ARG...\n");
+		fprintf(stderr, "usage: nodus __jail [--read P|--exec P|--write P|--as BYTES]... -- PROG ARG...\n");
 		return 126;
 	}
 	if (have && nodus_landlock_enforce(&ll, &err)) {
 		fprintf(stderr, "nodus __jail: %s\n", err.message);
+		return 126;
+	}
+	/* the program's address space, set here rather than by our parent:
+	 * this process is nodus, which a sanitizer build needs far more of */
+	struct rlimit rl = {(rlim_t)as_bytes, (rlim_t)as_bytes};
+	if (as_bytes > 0 && setrlimit(RLIMIT_AS, &rl)) {
+		fprintf(stderr, "nodus __jail: cannot set RLIMIT_AS: %s\n", strerror(errno));
 		return 126;
 	}
 	fflush(stderr);

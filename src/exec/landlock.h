@@ -46,9 +46,11 @@ int nodus_landlock_allow(nodus_landlock *ll, const char *path, int rights, nodus
 int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err);
 void nodus_landlock_close(nodus_landlock *ll);
 
-/* `nodus __jail [--read P]... [--exec P]... [--write P]... -- PROG ARG...`:
- * puts this process under a ruleset allowing what the options name
- * (--exec implies read), then executes PROG (PATH is searched). Without
+/* `nodus __jail [--read P]... [--exec P]... [--write P]... [--as BYTES]
+ * -- PROG ARG...`: puts this process under a ruleset allowing what the
+ * options name (--exec implies read), sets RLIMIT_AS to BYTES when given
+ * (here, not by the parent: a sanitizer build of nodus needs far more),
+ * then executes PROG (PATH is searched). Without
  * Landlock (or with --no-landlock first, which build.c passes only when
  * $NODUS_TEST_NO_LANDLOCK is set, to test the layers behind it) it writes
  * one line starting "nodus: landlock unavailable" to stderr and runs PROG

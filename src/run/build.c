@@ -10,7 +10,8 @@
  * .incbin and .include files), then one link. Each step is a child of
  * src/exec under rlimits (CPU seconds, file size, open files, processes;
  * address space for cc only: nvcc's cicc reserves far more than it uses)
- * that runs `nodus __jail` (exec/landlock.h), which restricts itself with
+ * that runs `nodus __jail` (exec/landlock.h; it sets the address space
+ * limit itself, just before exec), which restricts itself with
  * Landlock before it executes the compiler: reads only of the listed
  * sources (each file, not their directory, which other solutions share),
  * nodus's include directory and the tool chain (/usr, /lib*, the CUDA
@@ -60,9 +61,10 @@ static int mkdir_p(const char *path)
 }
 
 /* Runs argv with stdout+stderr appended to log_fd; returns exit status or
- * a negative code. env NULL inherits; limits: see the file comment. */
+ * a negative code. env NULL inherits; limits: see the file comment (the
+ * address space limit is the jail's, set just before the compiler runs). */
 static int run_tool(const char *const *argv, const char *const *env, const char *cwd, int log_fd,
-		    int limited, int64_t as_bytes, double timeout_s, nodus_error *err)
+		    int limited, double timeout_s, nodus_error *err)
 {
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
@@ -78,7 +80,6 @@ static int run_tool(const char *const *argv, const char *const *env, const char 
 		o.rlimit_fsize_bytes = BUILD_FSIZE_BYTES;
 		o.rlimit_nofile = BUILD_NOFILE;
 		o.rlimit_nproc = BUILD_NPROC;
-		o.rlimit_as_bytes = as_bytes;
 		o.rlimit_core = -1;
 	}
 	nodus_child c;
@@ -97,7 +98,7 @@ static int version_of(const char *const *argv, char *out, size_t size, int last_
 	if (fd < 0)
 		return -1;
 	nodus_error err;
-	int rc = run_tool(argv, NULL, NULL, fd, 0, 0, 30, &err);
+	int rc = run_tool(argv, NULL, NULL, fd, 0, 30, &err);
 	close(fd);
 	FILE *f = rc == 0 ? fopen(log, "r") : NULL;
 	char line[256];
@@ -251,6 +252,7 @@ struct build {
 	const char *env[8];              /* the compiler's whole environment */
 	char inc[PATH_MAX + 4];          /* -I<include dir> */
 	char arch[64];                   /* -arch=sm_XX */
+	char as_bytes[32];               /* the compiler's RLIMIT_AS, set by the jail */
 	int log_fd;                      /* every step's output, appended */
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
@@ -284,6 +286,10 @@ static void build_prepare(struct build *b)
 	jail_rule(b, "--read", "/dev/urandom");
 	jail_rule(b, "--write", "/dev/null");
 	jail_rule(b, "--write", p->build_dir);
+	if (!b->cuda) {
+		snprintf(b->as_bytes, sizeof(b->as_bytes), "%lld", (long long)BUILD_AS_BYTES);
+		jail_rule(b, "--as", b->as_bytes);
+	}
 	b->jail[b->n_jail++] = "--";
 	const char *path = getenv("PATH");
 	snprintf(b->env_path, sizeof(b->env_path), "PATH=%s",
@@ -315,8 +321,7 @@ static int build_step(struct build *b, const char *const *tool, nodus_error *err
 	argv[n] = NULL;
 	uint64_t now = nodus_now_ns();
 	double left_s = now < b->deadline_ns ? (double)(b->deadline_ns - now) * 1e-9 : 0.001;
-	return run_tool(argv, b->env, b->p.build_dir, b->log_fd, 1,
-			b->cuda ? 0 : BUILD_AS_BYTES, left_s, err);
+	return run_tool(argv, b->env, b->p.build_dir, b->log_fd, 1, left_s, err);
 }
 
 /* The compiler, its fixed options and the solution's flags, into argv. */

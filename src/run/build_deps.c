@@ -114,12 +114,32 @@ int nodus__build_deps_check(const build_paths *p, const char *dep_file, int may_
 			continue; /* a rule's target ("obj.o:"; nvcc writes "obj.o :") */
 		if (strcmp(name, ":") == 0)
 			continue;
+		if (strlen(name) + 1 >= sizeof(name)) {
+			snprintf(why, why_size, "nodus: the build read a file whose name is too long "
+				 "to check (guard build_outside_read)");
+			rc = -1;
+			break;
+		}
 		if (name[0] != '/')
 			snprintf(joined, sizeof(joined), "%s/%s", p->build_dir, name);
 		else
 			snprintf(joined, sizeof(joined), "%s", name);
-		if (!realpath(joined, real))
-			continue; /* a temporary the tool chain has removed already */
+		/* /proc names resolve differently here than in the compiler
+		 * (/proc/self/cwd/..): never a dependency of a solution */
+		int proc = strncmp(joined, "/proc/", 6) == 0;
+		if (!proc && !realpath(joined, real)) {
+			/* the tool chain's temporaries (in the build directory, or
+			 * named relative to it) are gone by now; nothing else may be */
+			if (name[0] != '/' || nodus__build_under(joined, p->build_dir))
+				continue;
+			proc = 1;
+		}
+		if (proc) {
+			snprintf(why, why_size, "nodus: the build read '%s', outside the solution, "
+				 "nodus's include/ and the tool chain (guard build_outside_read)", joined);
+			rc = -1;
+			break;
+		}
 		switch (nodus__build_dep_kind(p, real)) {
 		case DEP_FOREIGN:
 			if (nodus__build_under(real, p->sol_dir))

@@ -143,7 +143,7 @@ static void test_deps(void **state)
 	char why[512] = "", deps[2048];
 	/* the sources, nodus's header, a tool chain header, a vanished temporary */
 	snprintf(deps, sizeof(deps), "%s/sol/k.c \\\n %s/sol/k.h %s/inc/nodus.h /usr/include/stdio.h "
-		 "/tmp/ccGONE.s", dir, dir, dir);
+		 "%s/bd/ccGONE.s", dir, dir, dir, dir);
 	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), 0);
 	if (!strstr(sealed.data, "/usr/include/stdio.h\n") || !strstr(sealed.data, "inc/nodus.h\n") ||
 	    strstr(sealed.data, "k.c"))
@@ -159,6 +159,13 @@ static void test_deps(void **state)
 		fail_msg("outside file: %s", why);
 	snprintf(deps, sizeof(deps), "%s/sol/../inc/../../../etc/hostname", dir);
 	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), -1);
+	/* /proc resolves otherwise here than in the compiler; an absolute
+	 * file that vanished was not a temporary of the build */
+	assert_int_equal(check_deps("/proc/self/cwd/../../etc/shadow", &sealed, why, sizeof(why)), -1);
+	assert_int_equal(check_deps("/proc/self/root/etc/shadow", &sealed, why, sizeof(why)), -1);
+	assert_int_equal(check_deps("/nonexistent/vanished.h", &sealed, why, sizeof(why)), -1);
+	snprintf(deps, sizeof(deps), "%s/bd/ccGONE.s tmpxft_GONE.cpp", dir);
+	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), 0);
 	/* no dependency list at all is a refusal, not a pass */
 	char missing[PATH_MAX];
 	snprintf(missing, sizeof(missing), "%s/bd/none.d", dir);
