@@ -405,6 +405,8 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.findings = json_array();
 	r.negate_trial = c->judge.trials >= 2;
 	r.fill_threads = s->backend == NODUS_BACKEND_CPU ? 1 : 8;
+	if (s->backend == NODUS_BACKEND_CPU)
+		nodus_judge_single_threaded(); /* large outputs: no scan threads either */
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		if (nodus_backend_cuda_load(&r.ops, &err)) {
 			nodus_error_format(&err, why, sizeof(why));
