@@ -290,7 +290,7 @@ static void check_abs_scale(struct ref_run *r, int i)
 	for (int o = 0; o < t->n_outputs; o++)
 		ok &= (trial_out[o] = malloc(tensor_bytes(&t->outputs[o], r->axes) + 8)) != NULL;
 	snprintf(name, sizeof(name), "mutation:abs:%s", ts->name);
-	if (!ok || nodus__instance_fill(t, r->w, &trial, 0, 8, r->in)) {
+	if (!ok || nodus__instance_fill(t, r->w, &trial, 0, r->fill_threads, r->in)) {
 		finding(r->findings, name, 0, "cannot draw the negate trial's inputs");
 	} else if (call_reference(r, r->in, trial_out, why, sizeof(why))) {
 		finding(r->findings, name, 0, "%s on the negate trial: the reference failed: %s",
@@ -405,6 +405,8 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.findings = json_array();
 	r.negate_trial = c->judge.trials >= 2;
 	r.fill_threads = s->backend == NODUS_BACKEND_CPU ? 1 : 8;
+	if (s->backend == NODUS_BACKEND_CPU)
+		nodus_judge_single_threaded(); /* large outputs: no scan threads either */
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		if (nodus_backend_cuda_load(&r.ops, &err)) {
 			nodus_error_format(&err, why, sizeof(why));

@@ -105,14 +105,24 @@ static int split_count(int64_t numel, int64_t chunk_min)
 	return chunks > SPLIT_MAX ? SPLIT_MAX : chunks < 1 ? 1 : (int)chunks;
 }
 
+/* 0 once nodus_judge_single_threaded() was called: set before any use, in
+ * a process about to forbid thread creation. */
+static int threads_allowed = 1;
+
+void nodus_judge_single_threaded(void)
+{
+	threads_allowed = 0;
+}
+
 /* Calls run(part k) for the n parts (part_size bytes apart): part 0 here,
- * the others on threads; one whose thread cannot start runs here too. */
+ * the others on threads; one whose thread cannot start runs here too, and
+ * so do all in a single-threaded process (the same result either way). */
 static void split_run(void *parts, size_t part_size, int n, void *(*run)(void *))
 {
 	pthread_t thread[SPLIT_MAX];
 	int started[SPLIT_MAX];
 	for (int k = 0; k < n; k++)
-		started[k] = k > 0 &&
+		started[k] = k > 0 && threads_allowed &&
 			     pthread_create(&thread[k], NULL, run, (char *)parts + k * part_size) == 0;
 	for (int k = 0; k < n; k++) {
 		if (started[k])

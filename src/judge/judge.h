@@ -158,6 +158,12 @@ void nodus_judge_follow_count(const double *c1, const double *r1, const double *
 /* Frees what f holds and zeroes it; a zeroed or NULL f is a no-op. */
 void nodus_judge_follow_release(nodus_follow *f);
 
+/* Makes nodus_judge_compare() and nodus_judge_reference_unwritten() scan
+ * in the calling thread only, for a process whose syscall filter forbids
+ * creating threads (the cpu audit process). Call before any comparison;
+ * results are the same. */
+void nodus_judge_single_threaded(void);
+
 /* Elements of a reference output (float32/float64) that still hold the
  * poison bits, i.e. that the reference never wrote; *first gets the index
  * of the first (-1 if none). Always 0 for other dtypes, whose poison

@@ -1346,6 +1346,42 @@ static void test_checksum_bit_flips(void **state)
 	assert_true(nodus_judge_checksum(buf, NB) != h);
 }
 
+/* Scans in the calling thread only (the cpu audit process forbids thread
+ * creation) give what the threaded scan gives. Changes process state:
+ * runs last. */
+static void test_compare_single_threaded(void **state)
+{
+	(void)state;
+	const int64_t n = ((int64_t)1 << 20) * 3 + 17;
+	float *ref = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+	assert_true(ref && out);
+	for (int64_t i = 0; i < n; i++)
+		ref[i] = out[i] = (float)(i % 977) * 1e-3f;
+	out[2500000] += 1.0f;
+	out[100] += 0.5f;
+	nodus_judge_poison(ref + 3000000, NODUS_DTYPE_FLOAT32, 1);
+	nodus_tolerance tol = tol_of(1e-3, 0.0, 0.5, -1.0);
+	nodus_check a, b;
+	int64_t fa, fb;
+	int sa = nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &tol, &a);
+	int64_t ua = nodus_judge_reference_unwritten(ref, NODUS_DTYPE_FLOAT32, n, &fa);
+	nodus_judge_single_threaded();
+	int sb = nodus_judge_compare("y", out, ref, NODUS_DTYPE_FLOAT32, n, &tol, &b);
+	int64_t ub = nodus_judge_reference_unwritten(ref, NODUS_DTYPE_FLOAT32, n, &fb);
+	assert_int_equal(sa, sb);
+	assert_int_equal(sa, NODUS_STATUS_INVALID_REFERENCE);
+	assert_int_equal(a.first_bad, b.first_bad);
+	assert_int_equal(a.n_bad, b.n_bad);
+	assert_true(a.max_abs_err == b.max_abs_err);
+	assert_string_equal(a.detail, b.detail);
+	assert_int_equal(ua, 1);
+	assert_int_equal(ub, 1);
+	assert_int_equal(fa, 3000000);
+	assert_int_equal(fb, 3000000);
+	free(ref);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1382,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(test_follow_honest_margin),
 		cmocka_unit_test(test_follow_limits),
 		cmocka_unit_test(test_checksum_bit_flips),
+		cmocka_unit_test(test_compare_single_threaded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
