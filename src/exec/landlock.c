@@ -45,6 +45,7 @@
 	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |                     \
 	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |                      \
 	 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SYM |                         \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |                       \
 	 LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 /* the only rights a rule on a file (not a directory) may carry */
 #define FS_FILE_RIGHTS                                                                       \
@@ -77,7 +78,7 @@ int nodus_landlock_abi(void)
 	return v > 0 ? (int)v : 0;
 }
 
-int nodus_landlock_open(nodus_landlock *ll, nodus_error *err)
+int nodus_landlock_open_scoped(nodus_landlock *ll, int scope_abstract_unix, nodus_error *err)
 {
 	ll->fd = -1;
 	ll->abi = nodus_landlock_abi();
@@ -92,7 +93,7 @@ int nodus_landlock_open(nodus_landlock *ll, nodus_error *err)
 		size = 2 * sizeof(uint64_t);
 	}
 	if (ll->abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+		attr.scoped = LL_SCOPE_SIGNAL | (scope_abstract_unix ? LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0);
 		size = sizeof(attr);
 	}
 	long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
@@ -103,11 +104,16 @@ int nodus_landlock_open(nodus_landlock *ll, nodus_error *err)
 	return 0;
 }
 
+int nodus_landlock_open(nodus_landlock *ll, nodus_error *err)
+{
+	return nodus_landlock_open_scoped(ll, 1, err);
+}
+
 int nodus_landlock_allow(nodus_landlock *ll, const char *path, int rights, nodus_error *err)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR
+	if (fd < 0) /* a path that is not there, or that we cannot reach, grants nothing */
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES
 			       ? 0
 			       : NODUS_ERR(err, NODUS_EIO, "cannot open '%s' for a Landlock rule: %s",
 					   path, strerror(errno));

@@ -25,7 +25,8 @@
 
 #define NODUS_LL_READ 0x1  /* read files, list directories */
 #define NODUS_LL_EXEC 0x2  /* execute files */
-#define NODUS_LL_WRITE 0x4 /* write, create, remove, truncate files and directories */
+#define NODUS_LL_WRITE 0x4 /* write, create, remove, truncate files and directories;
+			    * ioctl on device files */
 
 typedef struct nodus_landlock {
 	int fd;  /* the ruleset, -1 when closed */
@@ -38,6 +39,10 @@ int nodus_landlock_abi(void);
 /* Creates the ruleset. 0, NODUS_EUNAVAILABLE (no Landlock: the message
  * says why), NODUS_EIO. */
 int nodus_landlock_open(nodus_landlock *ll, nodus_error *err);
+/* The same, with abstract unix sockets outside the process's domain
+ * refused only when scope_abstract_unix is 1 (a cuda worker keeps them:
+ * what the driver uses for itself is not documented). */
+int nodus_landlock_open_scoped(nodus_landlock *ll, int scope_abstract_unix, nodus_error *err);
 /* Allows `rights` (NODUS_LL_*) at and beneath path. A path that does not
  * exist is skipped (returns 0): a tool chain directory missing here is not
  * a reason to fail. On a file only the file rights apply. */

@@ -40,6 +40,7 @@
  * x86-64, x32) hit libseccomp's bad-architecture action, which kills.
  * ------------------------------------------------------------------------ */
 #include "exec/exec.h"
+#include "exec/landlock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -333,42 +334,7 @@ static int load_filter(enum filter_kind kind, nodus_error *err)
 	return rc;
 }
 
-/* ---- Landlock (raw syscalls; the header may predate the newer fields) ---- */
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
-#define LL_CREATE_RULESET_VERSION (1u << 0)
-#define LL_RULE_PATH_BENEATH 1
-#define LL_FS_EXECUTE (1ull << 0)
-#define LL_FS_WRITE_FILE (1ull << 1)
-#define LL_FS_READ_FILE (1ull << 2)
-#define LL_FS_READ_DIR (1ull << 3)
-#define LL_FS_ABI1 ((1ull << 13) - 1) /* EXECUTE .. MAKE_SYM */
-#define LL_FS_REFER (1ull << 13)      /* ABI 2 */
-#define LL_FS_TRUNCATE (1ull << 14)   /* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ull << 15)  /* ABI 5 */
-#define LL_NET_BIND_TCP (1ull << 0)   /* ABI 4 */
-#define LL_NET_CONNECT_TCP (1ull << 1)
-#define LL_SCOPE_ABSTRACT_UNIX (1ull << 0) /* ABI 6 */
-#define LL_SCOPE_SIGNAL (1ull << 1)
-/* rights that apply to a file, not only to a directory */
-#define LL_FS_FILE_RIGHTS \
-	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
-#define LL_READ (LL_FS_READ_FILE | LL_FS_READ_DIR)
-
-struct ll_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
-struct ll_path_beneath {
-	uint64_t allowed_access;
-	int32_t parent_fd;
-} __attribute__((packed));
+/* ---- Landlock (exec/landlock.c) ---- */
 
 /* Readable trees every worker needs for dlopen. */
 static const char *const system_libs[] = {
@@ -383,93 +349,31 @@ static const char *const cuda_read[] = {
 };
 static const char *const cuda_write[] = {"/dev"};
 
-/* Adds one path (skipped when it does not exist) with `rights`, narrowed
- * to file rights when the path is not a directory. */
-static int ll_allow(int ruleset, const char *path, uint64_t rights, uint64_t handled)
-{
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
-	struct stat st;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode))
-		rights &= LL_FS_FILE_RIGHTS;
-	struct ll_path_beneath pb = {rights & handled, fd};
-	long rc = pb.allowed_access ? syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH,
-					      &pb, 0)
-				    : 0;
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return rc ? -1 : 0;
-}
-
 /* Returns the ABI in force, 0 when the kernel has no Landlock (not an
  * error: the filters still hold), or -1 with err set. */
 static int landlock_apply(const nodus_sandbox_opts *o, nodus_error *err)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-	if (abi <= 0)
-		return 0;
-	struct ll_ruleset_attr attr = {0};
-	size_t attr_size = sizeof(uint64_t);
-	attr.handled_access_fs = LL_FS_ABI1;
-	if (abi >= 2)
-		attr.handled_access_fs |= LL_FS_REFER;
-	if (abi >= 3)
-		attr.handled_access_fs |= LL_FS_TRUNCATE;
-	if (abi >= 5)
-		attr.handled_access_fs |= LL_FS_IOCTL_DEV;
-	if (abi >= 4) {
-		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
-		attr_size = 2 * sizeof(uint64_t);
-	}
-	if (abi >= 6) {
-		/* a cuda worker keeps abstract unix sockets: what the driver
-		 * may use for itself is not documented */
-		attr.scoped = LL_SCOPE_SIGNAL | (o->cuda ? 0 : LL_SCOPE_ABSTRACT_UNIX);
-		attr_size = sizeof(attr);
-	}
-	const uint64_t h = attr.handled_access_fs;
-	const uint64_t write = h & ~(LL_FS_EXECUTE | LL_FS_IOCTL_DEV);
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
-	if (rs < 0)
-		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "cannot create the Landlock ruleset: %s",
-				 strerror(errno)), -1;
-	const char *bad = NULL;
-	for (size_t i = 0; !bad && i < NODUS_ARRAY_SIZE(system_libs); i++)
-		if (ll_allow(rs, system_libs[i], LL_READ, h))
-			bad = system_libs[i];
-	for (int i = 0; !bad && o->read_files && o->read_files[i]; i++)
-		if (ll_allow(rs, o->read_files[i], LL_FS_READ_FILE, h))
-			bad = o->read_files[i];
-	if (!bad && o->write_dir && ll_allow(rs, o->write_dir, LL_READ | write, h))
-		bad = o->write_dir;
-	for (size_t i = 0; !bad && o->cuda && i < NODUS_ARRAY_SIZE(cuda_read); i++)
-		if (ll_allow(rs, cuda_read[i], LL_READ, h))
-			bad = cuda_read[i];
-	for (size_t i = 0; !bad && o->cuda && i < NODUS_ARRAY_SIZE(cuda_write); i++)
-		if (ll_allow(rs, cuda_write[i], LL_READ | write | LL_FS_IOCTL_DEV, h))
-			bad = cuda_write[i];
-	for (int i = 0; !bad && o->cuda && o->cuda_dirs && o->cuda_dirs[i]; i++)
-		if (ll_allow(rs, o->cuda_dirs[i], LL_READ | write, h))
-			bad = o->cuda_dirs[i];
-	if (bad) {
-		int saved = errno;
-		close(rs);
-		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "cannot add '%s' to the Landlock ruleset: %s",
-				 bad, strerror(saved)), -1;
-	}
-	long rc = syscall(SYS_landlock_restrict_self, rs, 0);
-	int saved = errno;
-	close(rs);
-	if (rc)
-		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "cannot enforce the Landlock ruleset: %s",
-				 strerror(saved)), -1;
-	return (int)abi;
+	nodus_landlock ll;
+	nodus_error none;
+	if (nodus_landlock_open_scoped(&ll, !o->cuda, &none))
+		return nodus_landlock_abi() > 0 ? (*err = none, -1) : 0;
+	int abi = ll.abi, rc = 0;
+	for (size_t i = 0; !rc && i < NODUS_ARRAY_SIZE(system_libs); i++)
+		rc = nodus_landlock_allow(&ll, system_libs[i], NODUS_LL_READ, err);
+	for (int i = 0; !rc && o->read_files && o->read_files[i]; i++)
+		rc = nodus_landlock_allow(&ll, o->read_files[i], NODUS_LL_READ, err);
+	if (!rc && o->write_dir)
+		rc = nodus_landlock_allow(&ll, o->write_dir, NODUS_LL_READ | NODUS_LL_WRITE, err);
+	for (size_t i = 0; !rc && o->cuda && i < NODUS_ARRAY_SIZE(cuda_read); i++)
+		rc = nodus_landlock_allow(&ll, cuda_read[i], NODUS_LL_READ, err);
+	for (size_t i = 0; !rc && o->cuda && i < NODUS_ARRAY_SIZE(cuda_write); i++)
+		rc = nodus_landlock_allow(&ll, cuda_write[i], NODUS_LL_READ | NODUS_LL_WRITE, err);
+	for (int i = 0; !rc && o->cuda && o->cuda_dirs && o->cuda_dirs[i]; i++)
+		rc = nodus_landlock_allow(&ll, o->cuda_dirs[i], NODUS_LL_READ | NODUS_LL_WRITE, err);
+	if (!rc)
+		rc = nodus_landlock_enforce(&ll, err);
+	nodus_landlock_close(&ll);
+	return rc ? -1 : abi;
 }
 
 /* ---- census of threads and descriptors ---- */
