@@ -63,10 +63,13 @@ guards: $(BUILD)/nodus
 	@mkdir -p $(BUILD)/guards
 	rm -f $(BUILD)/guards/*.db
 	NODUS=$(abspath $(BUILD))/nodus NODUS_SRC=$(CURDIR) GUARDS_OUT=$(abspath $(BUILD))/guards/adv.db \
-		bash tests/e2e/t6000-run-adversarial.sh
+		bash tests/e2e/t6000-run-adversarial.sh || [ $$? -eq 77 ] # 77: a busy machine skipped an assertion
 	NODUS=$(abspath $(BUILD))/nodus NODUS_SRC=$(CURDIR) GUARDS_FAULTS_OUT=$(abspath $(BUILD))/guards/faults.db \
-		bash tests/e2e/t3200-run-faults.sh
-	python3 scripts/guards-table.py $(BUILD)/guards/adv.db $(BUILD)/guards/faults.db $(H200_ADV) > docs/guards.md
+		bash tests/e2e/t3200-run-faults.sh || [ $$? -eq 77 ]
+	NODUS=$(abspath $(BUILD))/nodus NODUS_SRC=$(CURDIR) GUARDS_SANDBOX_OUT=$(abspath $(BUILD))/guards/sandbox.db \
+		bash tests/e2e/t6100-run-sandbox.sh || [ $$? -eq 77 ]
+	python3 scripts/guards-table.py $(BUILD)/guards/adv.db $(BUILD)/guards/faults.db "$(H200_ADV)" \
+		$(BUILD)/guards/sandbox.db > docs/guards.md
 
 gpu-check:
 	bash bench/gpu-check.sh
