@@ -44,9 +44,6 @@ static size_t parse_cache_size(const char *s)
 }
 
 /* Largest cache level size in sysfs, 32 MiB when unknown. */
-/* The most last-level cache a flush evicts (docs/protocol.md). */
-#define FLUSH_LLC_MAX ((size_t)64 << 20)
-
 static size_t llc_size(void)
 {
 	size_t best = 0;
@@ -72,11 +69,7 @@ static int cpu_open(void **out, nodus_error *err)
 	if (!c)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory opening the cpu backend");
 	c->llc_bytes = llc_size();
-	/* twice the last-level cache, up to 2 x FLUSH_LLC_MAX: a machine with
-	 * a 480 MiB L3 made the buffer 960 MiB, so every cpu worker's peak
-	 * memory passed half a 1 GiB limit (a crash read as OUT_OF_MEMORY)
-	 * and every flush took 0.27 s */
-	c->flush_bytes = 2 * (c->llc_bytes < FLUSH_LLC_MAX ? c->llc_bytes : FLUSH_LLC_MAX);
+	c->flush_bytes = 2 * c->llc_bytes;
 	if (posix_memalign((void **)&c->flush_buf, 64, c->flush_bytes)) {
 		size_t bytes = c->flush_bytes;
 		free(c);
