@@ -62,7 +62,8 @@ struct worker_proc {
 	int warm;                      /* a spare that has said WARM */
 	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
 	uint64_t started_ns;           /* when the job was handed over */
-	char startup[160];             /* its WARM frame: what its start-up cost */
+	char startup[192];             /* its WARM frame: what its start-up cost */
+	int64_t base_rss;              /* its resident bytes before its job (WARM), 0 unknown */
 	int has_arena;                 /* arena_fd is its output arena (protocol.h) */
 	int arena_fd;
 };
@@ -543,6 +544,10 @@ static void keep_startup(struct worker_proc *w, const nodus_buf *frame)
 	size_t n = frame->len < sizeof(w->startup) - 1 ? frame->len : sizeof(w->startup) - 1;
 	memcpy(w->startup, frame->data, n);
 	w->startup[n] = '\0';
+	const char *rss = strstr(w->startup, "\"rss_bytes\":");
+	w->base_rss = rss ? strtoll(rss + strlen("\"rss_bytes\":"), NULL, 10) : 0;
+	if (w->base_rss < 0)
+		w->base_rss = 0;
 }
 
 /* Waits until every spare has finished starting (its WARM frame), so
@@ -637,13 +642,18 @@ static void send_timing_cmd(struct worker_proc *w, struct attempt *a, char op,
 }
 
 /* Peak resident memory of a reaped worker as a share of its address-space
- * limit (0 when either is unknown). */
-static double peak_rss_fraction(const struct run_ctx *x, const nodus_child *c)
+ * limit, both less what it held before its job (the backend's own
+ * buffers: the cpu flush buffer alone can be most of a 1 GiB limit);
+ * 0 when unknown. */
+static double peak_rss_fraction(const struct run_ctx *x, const struct worker_proc *w)
 {
 	int64_t limit = x->c->judge.address_space_mb << 20;
-	if (limit <= 0 || c->peak_rss_bytes <= 0)
+	int64_t peak = w->child.peak_rss_bytes, base = w->base_rss;
+	if (base >= limit || base >= peak)
+		base = 0; /* a figure we cannot use: judge by the peak alone */
+	if (limit <= 0 || peak <= 0)
 		return 0;
-	return (double)c->peak_rss_bytes / (double)limit;
+	return (double)(peak - base) / (double)(limit - base);
 }
 
 /* Ends a worker; classifies an unexpected death into a status. timed_out
@@ -682,10 +692,10 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 	else if (code == 128 + SIGXCPU)
 		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
 			   "cpu_time_limit", "%s worker passed its cpu-time limit", who);
-	else if (code == 128 + SIGKILL && peak_rss_fraction(x, &w->child) > 0.5)
+	else if (code == 128 + SIGKILL && peak_rss_fraction(x, w) > 0.5)
 		set_status(a, NODUS_STATUS_OUT_OF_MEMORY, "memory_limit",
 			   "%s worker was killed near its memory limit", who);
-	else if (code > 128 && peak_rss_fraction(x, &w->child) > 0.5)
+	else if (code > 128 && peak_rss_fraction(x, w) > 0.5)
 		set_status(a, NODUS_STATUS_OUT_OF_MEMORY, "memory_limit",
 			   "%s worker died by signal %d after reaching its memory limit", who,
 			   code - 128);

@@ -1491,6 +1491,23 @@ static double seconds_since_exec(void)
 	return (double)boot.tv_sec + (double)boot.tv_nsec * 1e-9 - (double)start_ticks / (double)hz;
 }
 
+/* Resident memory now (bytes), from /proc/self/statm; 0 when unknown. The
+ * backend's own buffers are in it (the cpu cache-flush buffer is twice the
+ * last-level cache: 960 MiB on a machine with a 480 MiB L3), and the
+ * orchestrator subtracts it when it asks whether a dying worker had filled
+ * its memory limit. */
+static long long resident_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long long size = 0, resident = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lld %lld", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return resident * (long long)sysconf(_SC_PAGESIZE);
+}
+
 int nodus_worker_main(const char *preopen_backend)
 {
 	struct worker w;
@@ -1520,9 +1537,9 @@ int nodus_worker_main(const char *preopen_backend)
 		char startup[160];
 		int len = snprintf(startup, sizeof(startup),
 				   "{\"exec_s\":%.4f,\"open_s\":%.4f,\"context_s\":%.4f,"
-				   "\"setup_s\":%.4f,\"fingerprint_s\":%.4f}",
+				   "\"setup_s\":%.4f,\"fingerprint_s\":%.4f,\"rss_bytes\":%lld}",
 				   isnan(exec_s) ? -1.0 : exec_s, open_s, context_s, setup_s,
-				   fingerprint_s);
+				   fingerprint_s, resident_bytes());
 		if (len < 0 || len >= (int)sizeof(startup))
 			len = 0; /* a WARM without figures still says WARM */
 		nodus_ipc_write(RESULT_FD, NODUS_MSG_WARM, startup, (size_t)len);
