@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # t2200-build-confined: the build, the sealing and the audit hold against
-# the attacks of suites/adversarial/build (docs/sandbox.md, "The build and
+# the attacks of suites/adversarial/toolchain (docs/sandbox.md, "The build and
 # the audit").
 #   1. Build attacks (.incbin /etc/shadow, #include /etc/passwd, #include
 #      of a suite file outside sources, an unlisted header, a compile error
@@ -29,7 +29,7 @@ tmp=$(mktemp -d)
 trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"; rm -f /tmp/nodus-t2200-*' EXIT
 copy_suites "$tmp"
 NODUS=$(private_nodus "$tmp")
-build="$tmp/suites/adversarial/build"
+build="$tmp/suites/adversarial/toolchain"
 relax_isolation "$build/campaign.json" 2.5
 
 # records DB: candidate, status, guard, message, compile cache hits; one JSON line per record
