@@ -9,8 +9,10 @@
  *            outputs (and checks the reference writes all of them and is
  *            deterministic);
  *   measure: candidate correctness trials, the interleaved timing rounds
- *            (waiting for "continue"/"stop" after each round), rechecks of
- *            chosen timed samples and the final fresh trials.
+ *            (waiting for the orchestrator's word after the sizing, after
+ *            every timed batch - which may ask for one of its calls'
+ *            outputs: the check of a timed call - and after every round),
+ *            and the final fresh trials.
  * Everything it learns goes back as frames on fd 3 (protocol.h). It never
  * writes records; a crash, hang or kill of the worker is the orchestrator's
  * to classify.
