@@ -66,7 +66,7 @@ def main():
     for *_, detail in rows:
         for who in json.loads(detail or "{}").get("startup", {}).values():
             for k, v in (who.items() if isinstance(who, dict) else ()):
-                if isinstance(v, (int, float)) and v >= 0:
+                if k.endswith("_s") and isinstance(v, (int, float)) and v >= 0:
                     steps[k].append(v)
     if steps:
         print("worker start-ups (before the job), median and max over "

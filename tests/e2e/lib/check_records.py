@@ -55,8 +55,10 @@ def check_phases(rid, d, wall, own_oracle, bad):
     # what each worker's start-up cost, and under which schedule it ran
     for who in workers:
         st = d.get("startup", {}).get(who, {})
-        if set(st) != {"exec_s", "open_s", "context_s", "setup_s", "fingerprint_s"} or \
-                not 0 <= st["exec_s"] < 60 or not 0 <= st["open_s"] < 60:
+        if set(st) != {"exec_s", "open_s", "context_s", "setup_s", "fingerprint_s",
+                       "rss_bytes"} or \
+                not 0 <= st["exec_s"] < 60 or not 0 <= st["open_s"] < 60 or \
+                not 0 < st["rss_bytes"] < 1 << 40:
             bad.append(f"{rid}: detail.startup.{who} is {st}")
     if d.get("worker_schedule") != "quiet_timing":
         bad.append(f"{rid}: worker_schedule {d.get('worker_schedule')}")
