@@ -161,6 +161,12 @@ typedef struct nodus_backend_ops {
 
 const nodus_backend_ops *nodus_backend_cpu(void);
 
+/* The memory the cpu backend takes for itself when it opens: its
+ * cache-flush buffer, twice the last-level cache (960 MiB on a machine with
+ * a 480 MiB L3). A cpu worker's address-space limit is the judge's plus
+ * this, so that solutions get what the judge declares. */
+size_t nodus_backend_cpu_reserved_bytes(void);
+
 /* Loads the cuda backend (dlopen of libnodus_cuda.so next to the nodus
  * binary or in NODUS_CUDA_BACKEND). NODUS_EUNAVAILABLE when absent. */
 int nodus_backend_cuda_load(const nodus_backend_ops **ops, nodus_error *err);

@@ -441,7 +441,9 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 #if !defined(__SANITIZE_ADDRESS__)
 		/* AddressSanitizer reserves terabytes of address space at start, so
 		 * a sanitizer build (tests only) runs its workers without this limit */
-		o.rlimit_as_bytes = j->address_space_mb << 20;
+		/* the judge's limit is the solutions' memory; the backend's own
+		 * cache-flush buffer (twice the last-level cache) comes on top */
+		o.rlimit_as_bytes = (j->address_space_mb << 20) + (int64_t)nodus_backend_cpu_reserved_bytes();
 #endif
 		o.rlimit_cpu_s = j->cpu_time_s;
 	}
@@ -641,19 +643,19 @@ static void send_timing_cmd(struct worker_proc *w, struct attempt *a, char op,
 	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &c, sizeof(c));
 }
 
-/* Peak resident memory of a reaped worker as a share of its address-space
- * limit, both less what it held before its job (the backend's own
- * buffers: the cpu flush buffer alone can be most of a 1 GiB limit);
- * 0 when unknown. */
+/* Peak resident memory of a reaped worker, less what it held before its
+ * job (the backend's own buffers: the cpu flush buffer is twice the
+ * last-level cache), as a share of the judge's limit, which the worker's
+ * address-space limit exceeds by that buffer; 0 when unknown. */
 static double peak_rss_fraction(const struct run_ctx *x, const struct worker_proc *w)
 {
 	int64_t limit = x->c->judge.address_space_mb << 20;
 	int64_t peak = w->child.peak_rss_bytes, base = w->base_rss;
-	if (base >= limit || base >= peak)
+	if (base >= peak)
 		base = 0; /* a figure we cannot use: judge by the peak alone */
 	if (limit <= 0 || peak <= 0)
 		return 0;
-	return (double)(peak - base) / (double)(limit - base);
+	return (double)(peak - base) / (double)limit;
 }
 
 /* Ends a worker; classifies an unexpected death into a status. timed_out

@@ -63,13 +63,18 @@ static size_t llc_size(void)
 	return best ? best : (size_t)32 << 20;
 }
 
+size_t nodus_backend_cpu_reserved_bytes(void)
+{
+	return 2 * llc_size();
+}
+
 static int cpu_open(void **out, nodus_error *err)
 {
 	struct cpu_ctx *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory opening the cpu backend");
 	c->llc_bytes = llc_size();
-	c->flush_bytes = 2 * c->llc_bytes;
+	c->flush_bytes = nodus_backend_cpu_reserved_bytes();
 	if (posix_memalign((void **)&c->flush_buf, 64, c->flush_bytes)) {
 		size_t bytes = c->flush_bytes;
 		free(c);
