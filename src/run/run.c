@@ -443,7 +443,9 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 		 * a sanitizer build (tests only) runs its workers without this limit */
 		/* the judge's limit is the solutions' memory; the backend's own
 		 * cache-flush buffer (twice the last-level cache) comes on top */
-		o.rlimit_as_bytes = (j->address_space_mb << 20) + (int64_t)nodus_backend_cpu_reserved_bytes();
+		if (j->address_space_mb > 0) /* 0: no limit */
+			o.rlimit_as_bytes = (j->address_space_mb << 20) +
+					    (int64_t)nodus_backend_cpu_reserved_bytes();
 #endif
 		o.rlimit_cpu_s = j->cpu_time_s;
 	}
