@@ -3,12 +3,14 @@
  * cmd-run.c: `nodus run PLAN --db DB` - evaluate every pair of a verified
  * plan under every condition, writing one record per attempt.
  * ------------------------------------------------------------------------ */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "common/common.h"
 #include "run/run.h"
+#include "store/store.h"
 
 static void usage(FILE *f)
 {
@@ -51,8 +53,9 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			o.progress = NULL;
 		} else if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
-			if (sscanf(argv[++i], "%d/%d", &o.shard_index, &o.shard_count) != 2 ||
-			    o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+			int used = -1;
+			if (sscanf(argv[++i], "%d/%d%n", &o.shard_index, &o.shard_count, &used) != 2 ||
+			    argv[i][used] != '\0' || o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
 				return nodus_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
 							     argv[i]);
 		} else if (a[0] == '-') {
@@ -70,13 +73,60 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 	return nodus_cli_run_plan(&o);
 }
 
+/* Checks what can be checked before anything is stored: --condition
+ * names a condition of the plan. Fills digest (empty when the plan cannot
+ * be read: nodus_run then says why, before it opens the store). Returns 0,
+ * or an exit status. */
+static int preflight(const nodus_run_opts *o, char *digest, size_t size)
+{
+	json_t *plan = json_load_file(o->plan_path, 0, NULL);
+	const char *d = json_string_value(json_object_get(plan, "digest"));
+	json_t *conds = json_object_get(plan, "conditions");
+	int rc = 0;
+	snprintf(digest, size, "%s", d ? d : "");
+	if (plan && o->condition) {
+		char names[1024] = "";
+		size_t i, len = 0;
+		json_t *c;
+		int found = 0;
+		json_array_foreach(conds, i, c) {
+			const char *name = json_string_value(json_object_get(c, "name"));
+			if (!name)
+				continue;
+			found |= strcmp(name, o->condition) == 0;
+			if (len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
+							len ? ", " : "", name);
+		}
+		if (!found)
+			rc = nodus_cli_usage_error("run", "%s: the plan has no condition named '%s' "
+						   "(it has %s)", o->plan_path, o->condition,
+						   names[0] ? names : "none");
+	}
+	json_decref(plan);
+	return rc;
+}
+
 int nodus_cli_run_plan(const nodus_run_opts *o)
 {
 	nodus_run_summary sum;
 	nodus_diags diags = NODUS_DIAGS_INIT;
 	nodus_error err;
+	nodus_runlock *lock = NULL;
+	char digest[NODUS_SHA256_HEX + 1];
 	memset(&err, 0, sizeof(err));
-	int rc = nodus_run(o, &sum, &diags, &err);
+	int rc = preflight(o, digest, sizeof(digest));
+	if (rc)
+		return rc;
+	/* held until nodus_run has closed the store */
+	if (digest[0] &&
+	    (rc = nodus_runlock_open(o->db_path, digest, o->shard_index, o->shard_count, &lock,
+				     &err))) {
+		nodus_cli_print_error(&err);
+		return nodus_cli_exit_for(rc);
+	}
+	rc = nodus_run(o, &sum, &diags, &err);
+	nodus_runlock_close(lock);
 	for (size_t i = 0; i < diags.count; i++)
 		nodus_cli_print_error(&diags.items[i]);
 	int had_diags = diags.count > 0;

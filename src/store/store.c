@@ -10,30 +10,55 @@
  * version inside it so two processes opening a fresh store at once do not
  * both migrate. A read-only handle does none of the writing steps.
  *
+ * Files beside the store. SQLite's WAL needs DB-wal and DB-shm while a
+ * connection is open, and a read-only connection creates them too. A
+ * reader therefore opens the file `immutable` (no locks, no side files,
+ * the WAL not read) when DB-wal does not exist, which means no writer has
+ * the store open and every record is in the main file; when DB-wal and
+ * DB-shm exist it opens `mode=ro` and reads through them; DB-wal without
+ * DB-shm (a copy taken mid-run) is refused with what to do. An immutable
+ * reader sees no locks, so a writer that starts during its read must not
+ * change the main file under it: writers turn SQLite's automatic
+ * checkpoint off and checkpoint themselves (every CHECKPOINT_EVERY_S after
+ * an insert, and on close) only while holding an exclusive flock() on the
+ * file, which an immutable reader holds shared for as long as it reads.
+ * flock() and SQLite's fcntl() locks do not interact on Linux; the fd that
+ * holds the flock stays open until after sqlite3_close_v2(), since closing
+ * any fd of a file drops the process's fcntl locks on it.
+ *
  * Every statement that takes data is prepared and bound; sqlite3_exec()
  * only runs constant text (pragmas, the embedded schema). NaN doubles are
  * bound as NULL and NULL reads back as NAN.
  * ------------------------------------------------------------------------ */
 #include "store/store.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "store/schema-sql.h"
 
 #define BUSY_TIMEOUT_MS 30000
+#define CHECKPOINT_EVERY_S 10.0 /* a writer's WAL is folded in at least this often */
 #define MIGRATION_MARK "-- @migration "
 
 struct nodus_store {
-	sqlite3 *db;      /* the connection, owned */
-	int version;      /* schema version after open (and migration) */
-	int readonly;     /* 1: opened by nodus_store_open_readonly() */
-	char path[512];   /* the database file, for messages */
+	sqlite3 *db;             /* the connection, owned */
+	int version;             /* schema version after open (and migration) */
+	int readonly;            /* 1: opened by nodus_store_open_readonly() */
+	int immutable;           /* 1: read-only, opened immutable (no DB-wal existed) */
+	int fd;                  /* the file, for flock(); -1 if none; closed after db */
+	double last_checkpoint_s;/* wall time of the last checkpoint (or of the open) */
+	char path[512];          /* the database file, for messages */
 };
 
 /* ---- errors ---- */
@@ -257,14 +282,51 @@ static int migrate(nodus_store *s, nodus_error *err)
 
 /* ---- open and close ---- */
 
-static int open_common(const char *path, int flags, nodus_store **out, nodus_error *err)
+/* Writes "file:" and path percent-encoded as an SQLite URI, then query
+ * (e.g. "?immutable=1"). Returns -1 if it does not fit. */
+static int path_uri(const char *path, const char *query, char *out, size_t size)
 {
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+	int w = snprintf(out, size, "file:");
+	if (w < 0 || (size_t)w >= size)
+		return -1;
+	n = (size_t)w;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || strchr("/-._~", *p);
+		if (n + 4 >= size)
+			return -1;
+		if (plain) {
+			out[n++] = (char)*p;
+		} else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
+		}
+	}
+	w = snprintf(out + n, size - n, "%s", query);
+	return w < 0 || (size_t)w >= size - n ? -1 : 0;
+}
+
+/* Opens path (as a URI with query when query is not NULL). */
+static int open_common(const char *path, const char *query, int flags, nodus_store **out,
+		       nodus_error *err)
+{
+	char uri[4096];
 	nodus_store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	s->fd = -1;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->readonly = !(flags & SQLITE_OPEN_READWRITE);
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+	s->last_checkpoint_s = nodus_wall_time_s();
+	if (query && path_uri(path, query, uri, sizeof(uri))) {
+		free(s);
+		return NODUS_ERR(err, NODUS_EINVAL, "%.200s: path too long", path);
+	}
+	if (sqlite3_open_v2(query ? uri : path, &s->db, flags | (query ? SQLITE_OPEN_URI : 0),
+			    NULL) != SQLITE_OK) {
 		int rc = s->db ? NODUS_ERR(err, NODUS_ESTORE, "%s: cannot open: %s", path,
 					   sqlite3_errmsg(s->db))
 			       : NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
@@ -277,13 +339,72 @@ static int open_common(const char *path, int flags, nodus_store **out, nodus_err
 	return 0;
 }
 
+/* flock(fd, how | LOCK_NB), retried for up to BUSY_TIMEOUT_MS when wait.
+ * Returns 0 when held. */
+static int flock_wait(int fd, int how, int wait)
+{
+	struct timespec pause = {0, 20 * 1000 * 1000};
+	for (int k = 0; k <= BUSY_TIMEOUT_MS / 20; k++) {
+		if (flock(fd, how | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (!wait)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+	return -1;
+}
+
+/* Folds the WAL into the main file (mode: SQLITE_CHECKPOINT_*) under an
+ * exclusive flock, so that no immutable reader is reading the file. With
+ * wait, waits for readers up to BUSY_TIMEOUT_MS; without, returns 1 at
+ * once if one reads. *log_frames and *done_frames as sqlite3_wal_checkpoint_v2. */
+static int checkpoint(nodus_store *s, int mode, int wait, int *log_frames, int *done_frames,
+		      nodus_error *err)
+{
+	if (s->fd < 0 || flock_wait(s->fd, LOCK_EX, wait) != 0) {
+		if (!wait)
+			return 1;
+		return NODUS_ERR(err, NODUS_ESTORE,
+				 "%s: checkpoint: a reader held the store for %d s", s->path,
+				 BUSY_TIMEOUT_MS / 1000);
+	}
+	int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, mode, log_frames, done_frames);
+	flock(s->fd, LOCK_UN);
+	s->last_checkpoint_s = nodus_wall_time_s();
+	if (rc != SQLITE_OK)
+		return db_fail(s, err, "checkpointing the WAL");
+	return 0;
+}
+
+int nodus_store_checkpoint(nodus_store *s, int *log_frames, int *done_frames, nodus_error *err)
+{
+	int lf = 0, df = 0;
+	if (s->readonly)
+		return NODUS_ERR(err, NODUS_ESTORE, "%s: checkpoint: store opened read-only",
+				 s->path);
+	int rc = checkpoint(s, SQLITE_CHECKPOINT_TRUNCATE, 1, &lf, &df, err);
+	if (log_frames)
+		*log_frames = lf;
+	if (done_frames)
+		*done_frames = df;
+	return rc;
+}
+
 int nodus_store_open(const char *path, nodus_store **out, nodus_error *err)
 {
 	nodus_store *s = NULL;
 	*out = NULL;
-	int rc = open_common(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err);
+	int rc = open_common(path, NULL, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err);
 	if (rc)
 		return rc;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		rc = NODUS_ERR(err, NODUS_ESTORE, "%s: cannot open: %s", path, strerror(errno));
+		nodus_store_close(s);
+		return rc;
+	}
 	/* read_version first: it tells a foreign file from a store before any
 	 * pragma writes to it. */
 	rc = read_version(s, &s->version, err);
@@ -291,7 +412,8 @@ int nodus_store_open(const char *path, nodus_store **out, nodus_error *err)
 		rc = check_not_newer(s, err);
 	if (rc == 0)
 		rc = exec_const(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-				"PRAGMA foreign_keys = ON", "setting pragmas", err);
+				"PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0",
+				"setting pragmas", err);
 	if (rc == 0 && s->version < nodus_store_latest_version())
 		rc = migrate(s, err);
 	if (rc) {
@@ -299,6 +421,51 @@ int nodus_store_open(const char *path, nodus_store **out, nodus_error *err)
 		return rc;
 	}
 	*out = s;
+	return 0;
+}
+
+/* 1 if path with suffix exists. */
+static int side_file_exists(const char *path, const char *suffix)
+{
+	char side[4096];
+	struct stat sb;
+	snprintf(side, sizeof(side), "%s%s", path, suffix);
+	return stat(side, &sb) == 0;
+}
+
+/* Opens path for reading without creating a file (see the file header):
+ * immutable when no DB-wal exists, mode=ro through an existing DB-wal and
+ * DB-shm, refused for DB-wal without DB-shm. */
+static int open_reader(const char *path, nodus_store **out, nodus_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NODUS_ERR(err, NODUS_EINVAL, "%s: cannot read: %s", path, strerror(errno));
+	/* shared while reading: a writer checkpoints only under LOCK_EX */
+	if (flock_wait(fd, LOCK_SH, 1) != 0) {
+		close(fd);
+		return NODUS_ERR(err, NODUS_ESTORE, "%s: a writer held the store for %d s", path,
+				 BUSY_TIMEOUT_MS / 1000);
+	}
+	int wal = side_file_exists(path, "-wal"), shm = side_file_exists(path, "-shm");
+	if (wal && !shm) {
+		close(fd);
+		return NODUS_ERR(err, NODUS_EINVAL,
+				 "%s: %s-wal exists without %s-shm (a copy taken while nodus run was "
+				 "writing?): copy %s-shm with it, or fold the WAL into the store with "
+				 "'nodus db info --checkpoint %s'",
+				 path, path, path, path, path);
+	}
+	int rc = open_common(path, wal ? "?mode=ro" : "?immutable=1", SQLITE_OPEN_READONLY, out,
+			     err);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	(*out)->fd = fd;
+	(*out)->immutable = !wal;
+	if (wal) /* SQLite's own locks protect a mode=ro reader */
+		flock(fd, LOCK_UN);
 	return 0;
 }
 
@@ -312,7 +479,7 @@ int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *
 	if (!S_ISREG(sb.st_mode))
 		return NODUS_ERR(err, NODUS_EINVAL, "%s: not a nodus store (not a regular file)",
 				 path);
-	int rc = open_common(path, SQLITE_OPEN_READONLY, &s, err);
+	int rc = open_reader(path, &s, err);
 	if (rc)
 		return rc;
 	rc = read_version(s, &s->version, err);
@@ -336,11 +503,32 @@ int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *
 	return 0;
 }
 
+int nodus_store_is_immutable(const nodus_store *s)
+{
+	return s->immutable;
+}
+
 void nodus_store_close(nodus_store *s)
 {
 	if (!s)
 		return;
+	if (s->db && !s->readonly && s->fd >= 0) {
+		/* fold the WAL in, so that a copy of the main file alone is whole,
+		 * and let SQLite's own close (which checkpoints again and removes
+		 * DB-wal) run under the same lock; if a reader kept the lock, SQLite
+		 * must not checkpoint under it */
+		int lf, df;
+		if (checkpoint(s, SQLITE_CHECKPOINT_TRUNCATE, 1, &lf, &df, NULL) == 0 &&
+		    flock_wait(s->fd, LOCK_EX, 0) == 0) {
+			sqlite3_close_v2(s->db);
+			s->db = NULL;
+		} else {
+			sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+		}
+	}
 	sqlite3_close_v2(s->db);
+	if (s->fd >= 0)
+		close(s->fd); /* after the connection: it drops this process's fcntl locks */
 	free(s);
 }
 
@@ -613,6 +801,12 @@ out:
 	sqlite3_finalize(st);
 	if (rc)
 		rollback(s);
+	/* a copy of the main file alone, or after a kill, loses at most the
+	 * last CHECKPOINT_EVERY_S of records; a reader reading now only delays it */
+	if (rc == 0 && nodus_wall_time_s() - s->last_checkpoint_s >= CHECKPOINT_EVERY_S) {
+		int lf, df;
+		checkpoint(s, SQLITE_CHECKPOINT_PASSIVE, 0, &lf, &df, NULL);
+	}
 	return rc;
 }
 

@@ -79,12 +79,29 @@ typedef struct nodus_record {
  * *out is NULL on failure. */
 int nodus_store_open(const char *path, nodus_store **out, nodus_error *err);
 /* Opens an existing store for reading only: never creates, writes or
- * migrates. NODUS_ENOTFOUND if path does not exist; NODUS_EINVAL if it is
+ * migrates, and creates no file beside it. When DB-wal does not exist (no
+ * writer has the store open) the file is read as immutable, so a store on
+ * a read-only filesystem or directory reads; when DB-wal and DB-shm exist
+ * (a writer is running, or one was killed) it is read through them
+ * (mode=ro); DB-wal without DB-shm is refused (NODUS_EINVAL) with what to
+ * do. NODUS_ENOTFOUND if path does not exist; NODUS_EINVAL if it is
  * not a nodus store or its version is newer than this binary's; NODUS_ESTORE
  * if it is older (open it read-write once to migrate it). Writing calls on
  * the handle fail with NODUS_ESTORE. */
 int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *err);
-void nodus_store_close(nodus_store *s);   /* NULL is a no-op */
+/* Closes the store; NULL is a no-op. A read-write handle first folds the
+ * WAL into the main file (waiting up to 30 s for readers), so that the
+ * main file copied alone holds every record. */
+void nodus_store_close(nodus_store *s);
+/* 1 if a read-only handle was opened immutable (no DB-wal existed). */
+int nodus_store_is_immutable(const nodus_store *s);
+/* Folds the WAL into the main file and truncates DB-wal to zero bytes
+ * (SQLite's TRUNCATE checkpoint), waiting up to 30 s for readers and
+ * writers. *log_frames and *done_frames (may be NULL): frames in the WAL
+ * before, and frames copied. NODUS_ESTORE on a read-only handle or when
+ * the store stayed busy. Writers also checkpoint by themselves: at least
+ * every 10 s after an insert and on close. */
+int nodus_store_checkpoint(nodus_store *s, int *log_frames, int *done_frames, nodus_error *err);
 
 /* The schema version this binary creates and migrates to. */
 int nodus_store_latest_version(void);
@@ -159,5 +176,23 @@ int nodus_store_get_plan(nodus_store *s, const char *digest, char **out_json, no
 /* The fingerprint JSON of a target hash, heap, or NODUS_ENOTFOUND. */
 int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_json,
 			   nodus_error *err);
+
+/* ---- the run lock (runlock.c) ---- */
+
+/* One `nodus run` per store and plan at a time: a run of the whole plan
+ * (shard_count 0) holds the plan's lock exclusive; a run of shard I/N holds
+ * it shared and that shard's lock exclusive (a shard started by the run
+ * that holds the plan's lock, a replay condition's, is covered by it). The
+ * locks are flock()s on files DB.run-DIGEST16[-IofN].lock beside the store,
+ * dropped by the kernel when the holder dies and removed by the last
+ * holder. Fails at once, without waiting, with NODUS_EUSAGE naming the
+ * holder's pid and what to do when another process holds a lock it needs,
+ * or when the lock file cannot be created. Take it before
+ * nodus_store_open() and release it (nodus_runlock_close, NULL a no-op)
+ * after nodus_store_close(). */
+typedef struct nodus_runlock nodus_runlock;
+int nodus_runlock_open(const char *db_path, const char *digest, int shard_index,
+		       int shard_count, nodus_runlock **out, nodus_error *err);
+void nodus_runlock_close(nodus_runlock *l);
 
 #endif

@@ -76,6 +76,6 @@ grep_ok "3.1 message" "newer than this nodus" "$tmp/err"
 "$NODUS" db frobnicate "$tmp/s.db" >"$tmp/out" 2>"$tmp/err"; check "4.1 unknown subcommand" 2 $?
 "$NODUS" db info >"$tmp/out" 2>"$tmp/err"; check "4.2 missing argument" 2 $?
 "$NODUS" db --help >"$tmp/out" 2>"$tmp/err"; check "4.3 help" 0 $?
-grep_ok "4.3 usage" "usage: nodus db info DB" "$tmp/out"
+grep_ok "4.3 usage" "usage: nodus db info \[--checkpoint\] DB" "$tmp/out"
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }

@@ -21,6 +21,16 @@ grep -q "0 record(s) merged" <<<"$again" || fail "merging a shard twice copied r
 echo "not a store" >"$tmp/junk.db"
 "$NODUS" db merge "$tmp/all.db" "$tmp/junk.db" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "merging a non-store did not exit 2"
+# a store merged into itself, under any name, is refused at once (it waited
+# 30 s for its own lock)
+ln -s "$tmp/all.db" "$tmp/alias.db"
+for self in "$tmp/all.db" "$tmp/./all.db" "$tmp/alias.db"; do
+	start=$(date +%s)
+	"$NODUS" db merge "$tmp/all.db" "$self" >/dev/null 2>"$tmp/err"; rc=$?
+	[ "$rc" -eq 2 ] || fail "merging $self into all.db: exit $rc, expected 2"
+	grep -q "is the store .* itself" "$tmp/err" || fail "merging $self into itself: $(cat "$tmp/err")"
+	[ $(($(date +%s) - start)) -le 5 ] || fail "merging $self into itself waited"
+done
 python3 - "$tmp" <<'PY' || fails=$((fails + 1))
 import sqlite3, sys
 t = sys.argv[1]

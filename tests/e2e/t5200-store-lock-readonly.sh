@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ------------------------------------------------------------------------
+# t5200-store-lock-readonly.sh: the store under careless use.
+#   1.x two `nodus run` of one plan on one store: the second is refused at
+#       once (exit 2) naming the first's pid; so is a shard beside it; a
+#       killed run leaves no lock behind (--resume continues).
+#   2.x a finished run leaves the main file whole: copied without its -wal
+#       (even though a reader kept the store open during the run) it holds
+#       every record; the lock files are gone.
+#   3.x readers (db info, report) create no file beside a store, read a
+#       store another process has open through its -wal (mode=ro), refuse
+#       a -wal without its -shm, and read a store in a directory they
+#       cannot write (as an unprivileged user; as root, through setpriv).
+#   4.x db info --checkpoint folds a writer's WAL into the main file.
+# ------------------------------------------------------------------------
+set -u
+. "$(dirname "$0")/lib/campaign.sh"
+tmp=$(mktemp -d)
+trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+copy_suites "$tmp"
+NODUS=$(private_nodus "$tmp")
+small_campaign "$tmp/suites" rmsnorm >/dev/null
+relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
+"$NODUS" plan "$tmp/suites/cpu/campaign.json" -o "$tmp/plan.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
+run() { "$NODUS" run "$tmp/plan.json" --cache "$tmp/cache" -q "$@"; }
+files() { (cd "$1" && ls -A | sort | tr '\n' ' '); }
+records() { # records DB: count of records, read from the main file alone
+	python3 -c "import sqlite3,sys; print(sqlite3.connect('file:'+sys.argv[1]+'?immutable=1', uri=True).execute('SELECT COUNT(*) FROM records').fetchone()[0])" "$1"
+}
+
+# 1.1 a second run of the same plan on the same store is refused at once
+mkdir "$tmp/a"
+"$NODUS" run "$tmp/plan.json" --cache "$tmp/cache" -q --db "$tmp/a/r.db" --condition isolated &
+first=$!
+for _ in $(seq 1 200); do ls "$tmp/a"/r.db.run-*.lock >/dev/null 2>&1 && break; sleep 0.05; done
+start=$(date +%s)
+run --db "$tmp/a/r.db" --condition isolated --resume 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] || fail "1.1 second run: exit $rc, expected 2"
+grep -q "already being run by pid $first" "$tmp/err" || fail "1.1 message lacks pid $first: $(cat "$tmp/err")"
+grep -q -- "--resume" "$tmp/err" || fail "1.1 message does not say what to do: $(cat "$tmp/err")"
+[ $(($(date +%s) - start)) -le 5 ] || fail "1.1 the refusal waited"
+# 1.2 a shard of the same plan beside a whole-plan run is refused too
+run --db "$tmp/a/r.db" --condition isolated --resume --shard 0/2 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] || fail "1.2 shard beside a run: exit $rc, expected 2"
+# 1.3 a killed run leaves no lock: --resume continues and completes
+kill -9 "$first"; wait "$first" 2>/dev/null
+run --db "$tmp/a/r.db" --resume || fail "1.3 resume after a kill exited $?"
+[ -z "$(ls "$tmp/a"/*.lock 2>/dev/null)" ] || fail "1.3 lock files left: $(files "$tmp/a")"
+echo "ok: 1.x run lock"
+
+# 2.1 a reader keeps the store open during a whole run: the main file,
+# copied alone, still holds every record
+mkdir "$tmp/b"
+run --db "$tmp/b/r.db" --condition isolated || fail "2.1 first condition exited $?"
+python3 - "$tmp/b/r.db" "$tmp/b/held" <<'PY' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("SELECT COUNT(*) FROM records").fetchone()
+open(sys.argv[2], "w").close()
+while os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+PY
+holder=$!
+for _ in $(seq 1 100); do [ -e "$tmp/b/held" ] && break; sleep 0.05; done
+run --db "$tmp/b/r.db" --resume || fail "2.1 resume exited $?"
+cp "$tmp/b/r.db" "$tmp/copy.db"
+rm -f "$tmp/b/held"; wait "$holder"
+[ "$(records "$tmp/copy.db")" = 12 ] || fail "2.1 the copied main file holds $(records "$tmp/copy.db") records, expected 12"
+[ -z "$(ls "$tmp/b"/*.lock 2>/dev/null)" ] || fail "2.2 lock files left: $(files "$tmp/b")"
+echo "ok: 2.x checkpoint at the end of a run"
+
+# 3.1 readers create nothing beside a closed store
+mkdir "$tmp/c"
+cp "$tmp/copy.db" "$tmp/c/r.db"
+before=$(files "$tmp/c")
+"$NODUS" db info "$tmp/c/r.db" >"$tmp/out" || fail "3.1 db info exited $?"
+grep -q "^records: 12$" "$tmp/out" || fail "3.1 db info: $(cat "$tmp/out")"
+"$NODUS" report "$tmp/c/r.db" --format json >"$tmp/out" || fail "3.1 report exited $?"
+"$NODUS" report "$tmp/c/r.db" --format trace >"$tmp/out" || fail "3.1 trace exited $?"
+[ "$(files "$tmp/c")" = "$before" ] || fail "3.1 readers created files: $before -> $(files "$tmp/c")"
+# 3.2 a store another process writes: read through its -wal, nothing created
+python3 - "$tmp/c/r.db" "$tmp/c/held" <<'PY' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("INSERT INTO plans VALUES (?, 'in-the-wal', '{}', 0)", ("f" * 64,))
+db.commit()
+open(sys.argv[2], "w").close()
+while os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+PY
+holder=$!
+for _ in $(seq 1 100); do [ -e "$tmp/c/held" ] && break; sleep 0.05; done
+before=$(files "$tmp/c")
+"$NODUS" db info "$tmp/c/r.db" >"$tmp/out" || fail "3.2 db info exited $?"
+grep -q "^plans: 2$" "$tmp/out" || fail "3.2 db info did not read the WAL: $(cat "$tmp/out")"
+[ "$(files "$tmp/c")" = "$before" ] || fail "3.2 db info created files: $before -> $(files "$tmp/c")"
+# 3.3 a copy with its -wal but without its -shm is refused, saying what to do
+mkdir "$tmp/d"
+cp "$tmp/c/r.db" "$tmp/c/r.db-wal" "$tmp/d/"
+"$NODUS" db info "$tmp/d/r.db" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] || fail "3.3 -wal without -shm: exit $rc, expected 2"
+grep -q "r.db-wal exists without .*r.db-shm.*--checkpoint" "$tmp/err" || fail "3.3 message: $(cat "$tmp/err")"
+[ "$(files "$tmp/d")" = "r.db r.db-wal " ] || fail "3.3 created files: $(files "$tmp/d")"
+# 4.1 db info --checkpoint folds the writer's WAL into the main file
+"$NODUS" db info --checkpoint "$tmp/c/r.db" >"$tmp/out" || fail "4.1 --checkpoint exited $?"
+grep -q "^checkpoint: " "$tmp/out" || fail "4.1 no checkpoint line: $(cat "$tmp/out")"
+cp "$tmp/c/r.db" "$tmp/copy2.db"
+python3 -c "import sqlite3,sys; n=sqlite3.connect('file:'+sys.argv[1]+'?immutable=1', uri=True).execute('SELECT COUNT(*) FROM plans').fetchone()[0]; sys.exit(n != 2)" "$tmp/copy2.db" ||
+	fail "4.1 the main file lacks the WAL's plan after --checkpoint"
+rm -f "$tmp/c/held"; wait "$holder"
+echo "ok: 3.x readers, 4.x checkpoint"
+
+# 3.4 a directory the reader cannot write (root ignores permissions: the
+# reader then runs as nobody)
+mkdir "$tmp/ro"
+cp "$tmp/copy.db" "$tmp/ro/r.db"
+chmod 755 "$tmp" "$tmp/bin"
+chmod 555 "$tmp/ro"
+chmod 444 "$tmp/ro/r.db"
+as=()
+if [ "$(id -u)" = 0 ]; then as=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
+if "${as[@]}" test -w "$tmp/ro"; then
+	echo "skipped: 3.4 cannot make a directory this user cannot write"
+else
+	"${as[@]}" "$NODUS" db info "$tmp/ro/r.db" >"$tmp/out" 2>&1 || fail "3.4 db info on a read-only directory exited $?: $(cat "$tmp/out")"
+	grep -q "^records: 12$" "$tmp/out" || fail "3.4 db info: $(cat "$tmp/out")"
+	"${as[@]}" "$NODUS" report "$tmp/ro/r.db" >"$tmp/out" 2>&1 || fail "3.4 report on a read-only directory exited $?: $(cat "$tmp/out")"
+	[ "$(files "$tmp/ro")" = "r.db " ] || fail "3.4 files created: $(files "$tmp/ro")"
+	echo "ok: 3.4 read-only directory"
+fi
+chmod 755 "$tmp/ro"
+[ "$fails" -eq 0 ] && echo "t5200: all ok" || echo "t5200: $fails failure(s)"
+[ "$fails" -eq 0 ]
