@@ -11,6 +11,7 @@
 #include "audit/audit.h"
 #include "cmd.h"
 #include "common/common.h"
+#include "plan/plan.h"
 #include "run/build.h"
 
 static int usage(void)
@@ -78,12 +79,17 @@ int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx)
 	nodus_diags_release(&diags);
 	if (rc)
 		return NODUS_EXIT_USAGE;
+	nodus_error err = {0};
+	if (out && nodus_campaign_check_output(c, out, &err)) {
+		nodus_campaign_free(c);
+		nodus_cli_print_error(&err);
+		return NODUS_EXIT_USAGE;
+	}
 	char inc[1024];
 	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)),
 			      run_refs, ctx->self_path};
 	json_t *report = NULL;
 	int failed = 0;
-	nodus_error err = {0};
 	rc = nodus_audit_campaign(c, &o, &report, &failed, &err);
 	nodus_campaign_free(c);
 	if (rc) {

@@ -57,7 +57,8 @@ static void print_summary(const nodus_plan *p)
 		printf("price unknown (null): costs will be reported as unknown\n");
 }
 
-/* Runs the judge audit; 0 when every task passes or is waived. Campaign
+/* Runs the judge audit; 0 when every task passes or is waived, 1 when one
+ * fails, -1 on an internal error, -2 when -o names an input. Campaign
  * faults are left to the sealing that follows, which reports them. */
 static int audit_campaign(const char *campaign, const char *out, const char *cache,
 			  const nodus_cli_ctx *ctx)
@@ -68,6 +69,12 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 	nodus_diags_release(&diags);
 	if (rc)
 		return 0;
+	nodus_error oerr = {0};
+	if (nodus_campaign_check_output(c, out, &oerr)) { /* before the audit writes its cache */
+		nodus_campaign_free(c);
+		nodus_cli_print_error(&oerr);
+		return -2;
+	}
 	char inc[1024], dir[1024];
 	if (!cache) {
 		snprintf(dir, sizeof(dir), "%s", out);
@@ -129,7 +136,8 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 
 	int audit = audit_campaign(campaign, out, cache, ctx);
 	if (audit)
-		return audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
+		return audit == -2 ? NODUS_EXIT_USAGE
+				   : audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
 
 	nodus_diags diags = NODUS_DIAGS_INIT;
 	nodus_error err = {0};

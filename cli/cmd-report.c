@@ -103,6 +103,20 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 		*exit_code = nodus_cli_usage_error("report", "missing the store file DB");
 		return -1;
 	}
+	if (a->out) { /* the store and its side files are inputs */
+		char side[4096];
+		const char *suffix[] = {"", "-wal", "-shm"};
+		for (size_t k = 0; k < NODUS_ARRAY_SIZE(suffix); k++) {
+			snprintf(side, sizeof(side), "%s%s", a->db, suffix[k]);
+			if (nodus_same_file(side, a->out)) {
+				*exit_code = nodus_cli_usage_error(
+					"report", "-o %s: is the store file '%s', an input of this "
+					"command; refusing to write over it (name another file)",
+					a->out, side);
+				return -1;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -81,6 +81,11 @@ void nodus_sha256_hex(const void *data, size_t len, char out[NODUS_SHA256_HEX]);
 /* Hashes a file's bytes; returns 0 or NODUS_EIO (err filled). */
 int nodus_sha256_file(const char *path, char out[NODUS_SHA256_HEX], nodus_error *err);
 
+/* ---- files ---- */
+/* 1 if paths a and b both exist and are one file (same device and inode),
+ * whatever their names: links, "./", symlinks. 0 otherwise. */
+int nodus_same_file(const char *a, const char *b);
+
 /* ---- time ---- */
 uint64_t nodus_now_ns(void);           /* CLOCK_MONOTONIC in ns */
 double nodus_wall_time_s(void);        /* CLOCK_REALTIME in seconds */

@@ -324,6 +324,40 @@ static int write_atomic(const char *path, const char *text, nodus_error *err)
 	return rc;
 }
 
+static int refuse_output(const char *input, const char *out_path, const char *what,
+			 nodus_error *err)
+{
+	return NODUS_ERR(err, NODUS_EUSAGE,
+			 "-o %s: is the %s '%s', an input of this command; refusing to write "
+			 "over it (name another file)",
+			 out_path, what, input);
+}
+
+int nodus_campaign_check_output(const nodus_campaign *c, const char *out_path,
+				nodus_error *err)
+{
+	if (nodus_same_file(c->file, out_path))
+		return refuse_output(c->file, out_path, "campaign", err);
+	for (int k = 0; k < c->n_tasks; k++)
+		if (nodus_same_file(c->tasks[k].file, out_path))
+			return refuse_output(c->tasks[k].file, out_path, "task file", err);
+	for (int k = 0; k < c->n_workloads; k++)
+		if (nodus_same_file(c->workloads[k].file, out_path))
+			return refuse_output(c->workloads[k].file, out_path, "workload file", err);
+	for (int k = 0; k < c->n_solutions; k++) {
+		const nodus_solution *s = &c->solutions[k];
+		if (nodus_same_file(s->file, out_path))
+			return refuse_output(s->file, out_path, "solution file", err);
+		for (int m = 0; m < s->n_sources; m++) {
+			char full[1024];
+			if (nodus__path_join(full, sizeof(full), s->dir, s->sources[m]) == 0 &&
+			    nodus_same_file(full, out_path))
+				return refuse_output(full, out_path, "source", err);
+		}
+	}
+	return 0;
+}
+
 int nodus_plan_seal(const char *campaign_path, const char *out_path,
 		    char digest_out[NODUS_SHA256_HEX], nodus_diags *diags, nodus_error *err)
 {
@@ -335,6 +369,8 @@ int nodus_plan_seal(const char *campaign_path, const char *out_path,
 		NODUS_ERR(err, rc, "campaign '%s' has faults", campaign_path);
 		goto out;
 	}
+	if ((rc = nodus_campaign_check_output(c, out_path, err)))
+		goto out;
 	if ((rc = resolve_dir(out_path, plan_dir, err)))
 		goto out;
 	if (!(plan = plan_build(c, plan_dir, err))) {

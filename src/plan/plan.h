@@ -35,6 +35,15 @@ typedef struct nodus_plan {
 int nodus_plan_seal(const char *campaign_path, const char *out_path,
 		    char digest_out[NODUS_SHA256_HEX], nodus_diags *diags, nodus_error *err);
 
+/* Refuses (NODUS_EUSAGE, naming both) an out_path that is one of the
+ * campaign's own files - the campaign, a task, workload or solution file,
+ * a source - by device and inode, so "-o campaign.json" and "-o ./x.json"
+ * for another name of an input both fail before anything is written. 0 if
+ * out_path does not exist or is none of them. nodus_plan_seal() checks it
+ * too. */
+int nodus_campaign_check_output(const nodus_campaign *c, const char *out_path,
+				nodus_error *err);
+
 /* Re-hashes every file the plan names and checks the plan's own digest.
  * Returns 0 if all match; NODUS_ECHANGED with one diag per changed or
  * missing file (file = that file, message says expected and found hash);

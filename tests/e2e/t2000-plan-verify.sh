@@ -87,6 +87,21 @@ out=$("$NODUS" plan bad-campaign.json -o bad-plan.json 2>&1)
 [ $? -eq 2 ] || fail "plan of a bad campaign should exit 2"
 grep -qF 'bad-campaign.json:' <<<"$out" || fail "bad campaign fault not shown: $out"
 [ -e bad-plan.json ] && fail "a plan was written for a bad campaign"
+# -o never names an input: the campaign (under any name), a task file, a
+# source; each is refused with exit 2, left byte for byte, and no audit cache
+# is made for the refused plan
+ln -s campaign.json alias.json
+for input in campaign.json ./campaign.json alias.json tasks/vec_add.json \
+	solutions/vec_add_ref.c; do
+	before=$(sha256sum "$input")
+	rm -rf nodus-cache-o && mkdir -p o && rm -rf o/nodus-cache
+	out=$("$NODUS" plan campaign.json -o "$input" 2>&1); rc=$?
+	[ "$rc" -eq 2 ] || fail "plan -o $input: exit $rc, expected 2: $out"
+	grep -q "an input of this command" <<<"$out" || fail "plan -o $input: message: $out"
+	[ "$(sha256sum "$input")" = "$before" ] || fail "plan -o $input overwrote it"
+done
+out=$("$NODUS" audit campaign.json --static -o tasks/vec_add.json 2>&1); rc=$?
+[ "$rc" -eq 2 ] || fail "audit -o a task file: exit $rc, expected 2: $out"
 # every judge value is sealed, defaults included: no short-kernel margin
 # declared means the short margin is the tie margin, and no most rounds for
 # short pairs means max_rounds

@@ -113,5 +113,11 @@ grep_ok "2.2 message" "no plan" "$tmp/err"
 grep_ok "2.4 message" "baseline condition 'nope'" "$tmp/err"
 "$NODUS" report "$db" --frob >"$tmp/out" 2>"$tmp/err"; check "2.5 unknown option" 2 $?
 "$NODUS" report --help >"$tmp/out" 2>"$tmp/err"; check "2.6 help" 0 $?
+# 2.7 -o never names the store (under any name): refused, the store intact
+sum=$(sha256sum <"$db")
+ln -s "$db" "$tmp/alias.db"
+"$NODUS" report "$db" -o "$tmp/alias.db" >"$tmp/out" 2>"$tmp/err"; check "2.7 -o the store" 2 $?
+grep_ok "2.7 message" "is the store file" "$tmp/err"
+[ "$(sha256sum <"$db")" = "$sum" ] && echo "ok: 2.7 store intact" || { echo "FAIL: 2.7 store overwritten"; fails=$((fails + 1)); }
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }

@@ -29,6 +29,15 @@ records() { # records DB: count of records, read from the main file alone
 	python3 -c "import sqlite3,sys; print(sqlite3.connect('file:'+sys.argv[1]+'?immutable=1', uri=True).execute('SELECT COUNT(*) FROM records').fetchone()[0])" "$1"
 }
 
+# 0.1 a run with a condition the plan lacks stores nothing, not even its plan
+mkdir "$tmp/z"
+run --db "$tmp/z/r.db" --condition isolatd 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] || fail "0.1 --condition typo: exit $rc, expected 2"
+grep -q "no condition named 'isolatd' (it has 'isolated', 'cpu-stress-membw-2')" "$tmp/err" ||
+	fail "0.1 message: $(cat "$tmp/err")"
+[ -z "$(files "$tmp/z")" ] || fail "0.1 files were created: $(files "$tmp/z")"
+echo "ok: 0.x nothing stored before the arguments are valid"
+
 # 1.1 a second run of the same plan on the same store is refused at once
 mkdir "$tmp/a"
 "$NODUS" run "$tmp/plan.json" --cache "$tmp/cache" -q --db "$tmp/a/r.db" --condition isolated &
@@ -47,6 +56,20 @@ run --db "$tmp/a/r.db" --condition isolated --resume --shard 0/2 2>"$tmp/err"; r
 kill -9 "$first"; wait "$first" 2>/dev/null
 run --db "$tmp/a/r.db" --resume || fail "1.3 resume after a kill exited $?"
 [ -z "$(ls "$tmp/a"/*.lock 2>/dev/null)" ] || fail "1.3 lock files left: $(files "$tmp/a")"
+# 1.4 a replay condition's orchestrators are shards of the run that holds
+# the lock: they run under it
+python3 - "$tmp/suites/cpu/campaign.json" "$tmp/suites/cpu/replay-campaign.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["conditions"] = [{"name": "isolated", "kind": "isolated"},
+                   {"name": "replay-1", "kind": "replay", "tenants": 1}]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+"$NODUS" plan "$tmp/suites/cpu/replay-campaign.json" -o "$tmp/replay.json" >/dev/null || fail "1.4 plan"
+"$NODUS" run "$tmp/replay.json" --db "$tmp/a/replay.db" --cache "$tmp/cache" -q --condition replay-1 2>"$tmp/err" ||
+	fail "1.4 replay exited $?: $(cat "$tmp/err")"
+[ "$(records "$tmp/a/replay.db")" = 6 ] || fail "1.4 replay wrote $(records "$tmp/a/replay.db") records, expected 6"
+[ -z "$(ls "$tmp/a"/*.lock 2>/dev/null)" ] || fail "1.4 lock files left: $(files "$tmp/a")"
 echo "ok: 1.x run lock"
 
 # 2.1 a reader keeps the store open during a whole run: the main file,
