@@ -69,6 +69,38 @@ static void interval_cell(nodus_buf *b, const json_t *sp, double delta)
 		nodus_buf_addf(b, " &delta;=%.3g%%", 100 * tie);
 }
 
+/* "0.600 [0.400, 0.800]", the point alone when there is no interval, or
+ * the document's reason when there is no estimate. */
+static void stat_text(nodus_buf *b, const json_t *iv, const json_t *cond)
+{
+	double e = num(iv, "estimate"), lo = num(iv, "lo"), hi = num(iv, "hi");
+	if (!isfinite(e)) {
+		esc(b, sget(cond, "not_enough_data"));
+		return;
+	}
+	nodus_buf_addf(b, "%.3f", e);
+	if (isfinite(lo) && isfinite(hi))
+		nodus_buf_addf(b, " [%.3f, %.3f]", lo, hi);
+}
+
+/* The compared pairs left out of the agreement, with the reason. */
+static void left_out_html(nodus_buf *b, const json_t *c)
+{
+	size_t i, j;
+	json_t *l, *id;
+	json_array_foreach(json_object_get(c, "left_out"), i, l) {
+		nodus_buf_addf(b, "<p class=\"note\">left out of the agreement: %" JSON_INTEGER_FORMAT
+			       " pair(s), ", json_integer_value(json_object_get(l, "count")));
+		esc(b, sget(l, "reason"));
+		nodus_buf_adds(b, ":");
+		json_array_foreach(json_object_get(l, "pairs"), j, id) {
+			nodus_buf_adds(b, j ? ", " : " ");
+			esc(b, json_string_value(id));
+		}
+		nodus_buf_adds(b, "</p>");
+	}
+}
+
 /* x position of speedup v on a log axis from lo to hi over width w */
 static double xpos(double v, double lo, double hi, double w)
 {
@@ -203,10 +235,18 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		esc(b, sget(c, "name"));
 		nodus_buf_adds(b, " (");
 		esc(b, sget(c, "kind"));
-		nodus_buf_addf(b, ")</h2><p>agreement with %s: %.3f [%.3f, %.3f], &kappa; %.3f "
-				  "[%.3f, %.3f]; false-fast pairs: %zu; agreeing records per dollar: ",
-			       base, num(ag, "estimate"), num(ag, "lo"), num(ag, "hi"),
-			       num(ka, "estimate"), num(ka, "lo"), num(ka, "hi"),
+		nodus_buf_adds(b, ")</h2><p>agreement with ");
+		esc(b, base);
+		nodus_buf_adds(b, ": ");
+		stat_text(b, ag, c);
+		nodus_buf_adds(b, ", &kappa; ");
+		stat_text(b, ka, c);
+		if (isfinite(num(ag, "estimate")) && *sget(c, "not_enough_data")) {
+			nodus_buf_adds(b, " (");
+			esc(b, sget(c, "not_enough_data"));
+			nodus_buf_adds(b, ")");
+		}
+		nodus_buf_addf(b, "; false-fast pairs: %zu; agreeing records per dollar: ",
 			       json_array_size(json_object_get(c, "false_fast")));
 		json_t *apu = json_object_get(c, "agreeing_per_usd");
 		if (json_is_number(apu))
@@ -217,6 +257,7 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			nodus_buf_adds(b, ")");
 		}
 		nodus_buf_adds(b, "</p>");
+		left_out_html(b, c);
 		figure(b, rep, sget(c, "name"), base, delta);
 	}
 	nodus_buf_adds(b, "</body></html>\n");

@@ -150,22 +150,45 @@ static void text_cost(const json_t *c, nodus_buf *b)
 		nodus_buf_adds(b, "  A/A noise: no A/A pair with an interval\n");
 }
 
+/* The compared pairs whose baseline has no label, by baseline outcome. */
+static void text_left_out(const json_t *c, nodus_buf *b)
+{
+	size_t i, j;
+	json_t *l, *id;
+	json_array_foreach(json_object_get(c, "left_out"), i, l) {
+		nodus_buf_addf(b, "  left out of the agreement: %" JSON_INTEGER_FORMAT " pair(s), %s:",
+			       json_integer_value(json_object_get(l, "count")), str(l, "reason"));
+		json_array_foreach(json_object_get(l, "pairs"), j, id)
+			nodus_buf_addf(b, "%s %s", j ? "," : "", json_string_value(id));
+		nodus_buf_adds(b, "\n");
+	}
+}
+
 static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 {
 	size_t i;
 	json_t *f;
 	nodus_buf_addf(b, "\ncondition %s (%s)%s: %" JSON_INTEGER_FORMAT
-		       " pairs compared, %" JSON_INTEGER_FORMAT " excluded, %" JSON_INTEGER_FORMAT
-		       " agree with %s\n", str(c, "name"), str(c, "kind"),
-		       json_is_true(json_object_get(c, "baseline")) ? " [baseline]" : "",
+		       " pairs compared, %" JSON_INTEGER_FORMAT " excluded; %" JSON_INTEGER_FORMAT
+		       " scored, %" JSON_INTEGER_FORMAT " agree with %s\n", str(c, "name"),
+		       str(c, "kind"), json_is_true(json_object_get(c, "baseline")) ? " [baseline]" : "",
 		       json_integer_value(json_object_get(c, "pairs")),
 		       json_integer_value(json_object_get(c, "excluded")),
+		       json_integer_value(json_object_get(c, "scored")),
 		       json_integer_value(json_object_get(c, "agreeing")), base);
-	nodus_buf_adds(b, "  agreement ");
-	add_interval(b, json_object_get(c, "agreement"), "%.3f");
-	nodus_buf_adds(b, "   kappa ");
-	add_interval(b, json_object_get(c, "kappa"), "%.3f");
-	nodus_buf_adds(b, "\n");
+	text_left_out(c, b);
+	const char *why = str(c, "not_enough_data");
+	if (!json_is_number(json_object_get(json_object_get(c, "agreement"), "estimate"))) {
+		nodus_buf_addf(b, "  agreement and kappa: %s\n", why);
+	} else {
+		nodus_buf_adds(b, "  agreement ");
+		add_interval(b, json_object_get(c, "agreement"), "%.3f");
+		nodus_buf_adds(b, "   kappa ");
+		add_interval(b, json_object_get(c, "kappa"), "%.3f");
+		nodus_buf_adds(b, "\n");
+		if (*why)
+			nodus_buf_addf(b, "  %s\n", why);
+	}
 	text_matrix(c, base, b);
 	const json_t *ff = json_object_get(c, "false_fast");
 	nodus_buf_addf(b, "  false fast (FASTER here, not in %s): %zu\n", base, json_array_size(ff));
@@ -178,12 +201,12 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 	}
 	const json_t *fu = json_object_get(c, "fast_unchecked");
 	if (json_array_size(fu) > 0)
-		nodus_buf_addf(b, "  FASTER here with no final %s record (unchecked): %zu\n", base,
+		nodus_buf_addf(b, "  FASTER here with no label in %s (unchecked): %zu\n", base,
 			       json_array_size(fu));
 	json_array_foreach(fu, i, f) {
 		nodus_buf_addf(b, "    %s: FASTER ", str(f, "pair"));
 		add_interval(b, json_object_get(f, "speedup"), "%.3g");
-		nodus_buf_adds(b, "\n");
+		nodus_buf_addf(b, "; %s %s\n", base, str(f, "baseline"));
 	}
 	text_cost(c, b);
 }
@@ -237,6 +260,13 @@ static int is_excluded(const json_t *rep, const char *pair, const char *cond)
 	return 0;
 }
 
+/* 1 if outcome is a label (the agreement scores only those baselines). */
+static int is_label(const char *outcome)
+{
+	return strcmp(outcome, "FASTER") == 0 || strcmp(outcome, "SLOWER") == 0 ||
+	       strcmp(outcome, "TIED") == 0 || strcmp(outcome, "AMBIGUOUS") == 0;
+}
+
 static void render_csv(const json_t *rep, nodus_buf *b)
 {
 	const char *base = str(rep, "baseline");
@@ -262,7 +292,8 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 			csv_field(b, base, 0);
 			csv_field(b, out, 0);
 			csv_field(b, bout, 0);
-			csv_field(b, excl ? "" : strcmp(out, bout) == 0 ? "1" : "0", 0);
+			csv_field(b, excl || !is_label(bout) ? "" : strcmp(out, bout) == 0 ? "1" : "0",
+				  0);
 			csv_field(b, excl ? "1" : "0", 0);
 			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
 			csv_number(b, sp, "estimate", 0);

@@ -12,9 +12,18 @@
  * Per condition, against the baseline condition:
  *   - pairs whose final record ran on another target than the baseline's
  *     final record of the same pair are excluded (and listed);
- *   - the matrix, agreement rate and Cohen's kappa, with percentile
- *     bootstrap intervals over tasks (clusters), fixed seed;
- *   - false-fast pairs: FASTER here, not FASTER in the baseline;
+ *   - the matrix over the remaining (compared) pairs;
+ *   - agreement rate and Cohen's kappa, with percentile bootstrap
+ *     intervals over tasks (clusters), fixed seed, over the SCORED pairs:
+ *     the compared pairs with a label in the baseline. A pair whose
+ *     baseline failed (CRASH, NOT_ISOLATED, INCORRECT_NUMERICAL ...) or has
+ *     no final record has no label to agree with; it is left out and
+ *     counted by its baseline outcome (left_out[]). With no scored pair
+ *     there is no estimate, with one task no interval (the bootstrap
+ *     resamples tasks): not_enough_data says which;
+ *   - false-fast pairs: FASTER here, labelled but not FASTER in the
+ *     baseline (FASTER here over a failed or missing baseline is
+ *     fast_unchecked);
  *   - cost over ALL attempts of the condition (retries, failures and
  *     excluded pairs included: money spent is spent);
  *   - the A/A noise of pairs whose candidate is their reference.
@@ -395,9 +404,83 @@ static json_t *matrix(const struct items *it)
 	return json_pack("{s:o, s:o}", "categories", cats, "counts", rows);
 }
 
+/* 1 if baseline outcome a can be agreed with: a label. */
+static int scorable(int a)
+{
+	return a < CAT_STATUS0;
+}
+
+/* The scored subset of it (baseline outcome a label), clusters compacted. */
+static int items_scored(const struct items *it, struct items *out, nodus_error *err)
+{
+	size_t n = (size_t)it->n + 1;
+	int *map = malloc(n * sizeof(int));
+	memset(out, 0, sizeof(*out));
+	out->pair = malloc(n * sizeof(int));
+	out->a = malloc(n * sizeof(int));
+	out->b = malloc(n * sizeof(int));
+	out->cluster = malloc(n * sizeof(int));
+	if (!map || !out->pair || !out->a || !out->b || !out->cluster) {
+		free(map);
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < it->n; i++)
+		map[i] = -1;
+	for (int i = 0; i < it->n; i++) {
+		if (!scorable(it->a[i]))
+			continue;
+		int t = it->cluster[i]; /* < it->n */
+		if (map[t] < 0)
+			map[t] = out->n_clusters++;
+		out->pair[out->n] = it->pair[i];
+		out->a[out->n] = it->a[i];
+		out->b[out->n] = it->b[i];
+		out->cluster[out->n] = map[t];
+		out->n++;
+	}
+	free(map);
+	return 0;
+}
+
+/* Compared pairs left out of the agreement, one entry per baseline
+ * outcome: {baseline, count, pairs[], reason}. */
+static json_t *left_out(const struct ctx *c, const struct items *it)
+{
+	json_t *list = json_array();
+	for (int x = CAT_STATUS0; x < N_CATS; x++) {
+		json_t *ids = json_array();
+		for (int i = 0; i < it->n; i++)
+			if (it->a[i] == x)
+				json_array_append_new(ids, json_string(c->pairs[it->pair[i]].id));
+		if (json_array_size(ids) == 0) {
+			json_decref(ids);
+			continue;
+		}
+		char reason[160];
+		if (x == CAT_MISSING)
+			snprintf(reason, sizeof(reason), "no final record under the baseline %s yet",
+				 c->conds[c->base].name);
+		else
+			snprintf(reason, sizeof(reason), "the baseline %s ended %s: no label to agree "
+				 "with", c->conds[c->base].name, cat_name(x));
+		json_array_append_new(list, json_pack("{s:s, s:I, s:o, s:s}", "baseline",
+						      cat_name(x), "count",
+						      (json_int_t)json_array_size(ids), "pairs", ids,
+						      "reason", reason));
+	}
+	return list;
+}
+
 static int agreement(const struct ctx *c, const struct items *it, json_t *out, nodus_error *err)
 {
 	nodus_interval ag = {NAN, NAN, NAN}, ka = {NAN, NAN, NAN};
+	char why[200] = "";
+	if (it->n == 0)
+		snprintf(why, sizeof(why), "not enough data: no compared pair has a label under the "
+			 "baseline %s", c->conds[c->base].name);
+	else if (it->n_clusters < 2)
+		snprintf(why, sizeof(why), "not enough data for an interval: the %d scored pair(s) "
+			 "come from one task, and the bootstrap resamples tasks", it->n);
 	if (it->n > 0) {
 		int rc = nodus_stats_agreement_bootstrap(it->a, it->b, it->cluster, it->n, N_CATS,
 							 it->n_clusters, c->opt.confidence,
@@ -408,22 +491,25 @@ static int agreement(const struct ctx *c, const struct items *it, json_t *out, n
 			return NODUS_ERR(err, NODUS_EINTERNAL,
 					 "agreement bootstrap refused its arguments (%d items, "
 					 "%d tasks)", it->n, it->n_clusters);
+		if (it->n_clusters < 2) /* a point, not an interval */
+			ag.lo = ag.hi = ka.lo = ka.hi = NAN;
 	}
 	json_object_set_new(out, "agreement", jinterval(ag.estimate, ag.lo, ag.hi));
 	json_object_set_new(out, "kappa", jinterval(ka.estimate, ka.lo, ka.hi));
+	json_object_set_new(out, "not_enough_data", why[0] ? json_string(why) : json_null());
 	return 0;
 }
 
-/* FASTER under condition k and not FASTER in the baseline. A pair with no
- * final baseline record is not "not fast in isolation": nobody knows yet.
- * It goes to fast_unchecked instead (unchecked = 1). */
+/* FASTER under condition k and labelled, but not FASTER, in the baseline.
+ * A pair whose baseline failed or has no final record is not "not fast in
+ * isolation": nobody knows. It goes to fast_unchecked instead (unchecked = 1). */
 static json_t *false_fast(const struct ctx *c, const struct items *it, int k, int unchecked)
 {
 	json_t *list = json_array();
 	for (int i = 0; i < it->n; i++) {
 		if (it->b[i] != NODUS_LABEL_FASTER || it->a[i] == NODUS_LABEL_FASTER)
 			continue;
-		if ((it->a[i] == CAT_MISSING) != unchecked)
+		if ((scorable(it->a[i]) ? 0 : 1) != unchecked)
 			continue;
 		int p = it->pair[i];
 		json_array_append_new(list, json_pack(
@@ -514,17 +600,24 @@ static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 static int condition_section(const struct ctx *c, int k, json_t *excluded, json_t **out,
 			     nodus_error *err)
 {
-	struct items it;
+	struct items it, sc;
 	int rc = items_build(c, k, &it, excluded, err);
 	if (rc)
 		return rc;
+	if ((rc = items_scored(&it, &sc, err))) {
+		items_release(&sc);
+		items_release(&it);
+		return rc;
+	}
 	int agreeing = 0;
-	for (int i = 0; i < it.n; i++)
-		agreeing += it.a[i] == it.b[i];
-	json_t *cond = json_pack("{s:s, s:s, s:b, s:i, s:i, s:i}", "name", c->conds[k].name,
+	for (int i = 0; i < sc.n; i++)
+		agreeing += sc.a[i] == sc.b[i];
+	json_t *cond = json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:i}", "name", c->conds[k].name,
 				 "kind", c->conds[k].kind, "baseline", k == c->base, "pairs", it.n,
-				 "excluded", c->n_pairs - it.n, "agreeing", agreeing);
-	rc = agreement(c, &it, cond, err);
+				 "excluded", c->n_pairs - it.n, "scored", sc.n, "agreeing",
+				 agreeing);
+	json_object_set_new(cond, "left_out", left_out(c, &it));
+	rc = agreement(c, &sc, cond, err);
 	if (rc == 0) {
 		json_object_set_new(cond, "matrix", matrix(&it));
 		json_object_set_new(cond, "false_fast", false_fast(c, &it, k, 0));
@@ -535,6 +628,7 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 	} else {
 		json_decref(cond);
 	}
+	items_release(&sc);
 	items_release(&it);
 	return rc;
 }

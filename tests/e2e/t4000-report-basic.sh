@@ -11,9 +11,9 @@
 #   a     FASTER            FASTER     agree
 #   b     TIED              FASTER     false fast
 #   c     SLOWER            SLOWER     agree
-#   d     CRASH (2 tries)   CRASH      agree
-# agreement 3/4; chance agreement (1*2 + 1*0 + 1*1 + 1*1)/16 = 1/4, so
-# kappa (3/4 - 1/4)/(1 - 1/4) = 2/3.
+#   d     CRASH (2 tries)   CRASH      left out: the baseline has no label
+# agreement over a, b, c: 2/3; chance agreement (1*2 + 1*0 + 1*1)/9 = 1/3,
+# so kappa (2/3 - 1/3)/(1 - 1/3) = 1/2.
 # ------------------------------------------------------------------------
 set -u
 NODUS=${NODUS:-nodus}
@@ -74,15 +74,18 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["baseline"] == "isolated", r["baseline"]
 c = {x["name"]: x for x in r["conditions"]}["shared"]
-assert abs(c["agreement"]["estimate"] - 0.75) < 1e-9, c["agreement"]
-assert abs(c["kappa"]["estimate"] - 2 / 3) < 1e-9, c["kappa"]
-assert c["agreement"]["lo"] <= 0.75 <= c["agreement"]["hi"]
+assert abs(c["agreement"]["estimate"] - 2 / 3) < 1e-9, c["agreement"]
+assert abs(c["kappa"]["estimate"] - 0.5) < 1e-9, c["kappa"]
+assert c["agreement"]["lo"] <= 2 / 3 <= c["agreement"]["hi"]
+assert c["scored"] == 3 and c["agreeing"] == 2, c
+assert c["left_out"] == [{"baseline": "CRASH", "count": 1, "pairs": ["d"],
+                          "reason": "the baseline isolated ended CRASH: no label to agree with"}], c["left_out"]
 assert [f["pair"] for f in c["false_fast"]] == ["b"], c["false_fast"]
 assert c["cost"]["attempts"] == 4 and c["cost"]["failures"] == 1
 iso = {x["name"]: x for x in r["conditions"]}["isolated"]
 assert iso["cost"]["retries"] == 1 and iso["cost"]["failures"] == 2
 assert abs(c["cost"]["usd"] - 0.4) < 1e-9, c["cost"]          # 400 s at 3.6 $/h
-assert abs(c["agreeing_per_usd"] - 7.5) < 1e-9, c["agreeing_per_usd"]
+assert abs(c["agreeing_per_usd"] - 5.0) < 1e-9, c["agreeing_per_usd"]  # 2 agreeing / $0.4
 assert r["pairs"][3]["labels"] == {"isolated": "CRASH", "shared": "CRASH"}
 assert r["excluded"] == []
 PY
@@ -90,10 +93,12 @@ PY
 # 1.2 text and CSV carry the same content; the report is reproducible
 "$NODUS" report "$db" >"$tmp/text" 2>"$tmp/err"; check "1.2 text" 0 $?
 grep_ok "1.2 false fast" "false fast (FASTER here, not in isolated): 1" "$tmp/text"
-grep_ok "1.2 kappa" "kappa 0.667" "$tmp/text"
+grep_ok "1.2 kappa" "kappa 0.500" "$tmp/text"
+grep_ok "1.2 left out" "left out of the agreement: 1 pair(s), the baseline isolated ended CRASH: no label to agree with: d" "$tmp/text"
 "$NODUS" report "$db" --format csv >"$tmp/csv" 2>"$tmp/err"; check "1.3 csv" 0 $?
 [ "$(wc -l <"$tmp/csv")" = 9 ] && echo "ok: 1.3 rows" || { echo "FAIL: 1.3 rows"; fails=$((fails + 1)); }
 grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3,0.05$" "$tmp/csv"
+grep_ok "1.3 row, baseline failed" ",d,t2,cd,r,,shared,mps,isolated,CRASH,CRASH,,0,,,,$" "$tmp/csv"
 grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,1.4,1.3,1.5,$" "$tmp/csv"
 "$NODUS" report "$db" --format json >"$tmp/again" 2>"$tmp/err"
 cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL: 1.4 differs"; fails=$((fails + 1)); }
@@ -102,6 +107,22 @@ cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL
 "$NODUS" report "$db" --baseline shared --format json >"$tmp/b.json" 2>"$tmp/err"; check "1.5 baseline" 0 $?
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['baseline']=='shared'" "$tmp/b.json" \
 	&& echo "ok: 1.5 named" || { echo "FAIL: 1.5"; fails=$((fails + 1)); }
+
+# 1.6 a plan with no records: not enough data, never a perfect 1.000
+python3 - "$db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d = "9" * 64
+plan = dict(kind="plan", format=1, name="empty", digest=d,
+            pairs=[dict(id="a", task="t1", workload="w", candidate="ca", reference="r")],
+            conditions=[dict(name="isolated", kind="isolated"), dict(name="shared", kind="mps")],
+            target=dict(backend="cpu", price_per_device_hour_usd=3.6))
+db.execute("INSERT INTO plans VALUES (?, 'empty', ?, 0)", (d, json.dumps(plan)))
+db.commit()
+PY
+"$NODUS" report "$db" --plan "$(printf '9%.0s' $(seq 64))" >"$tmp/text" 2>"$tmp/err"; check "1.6 empty plan" 0 $?
+grep_ok "1.6 not enough data" "agreement and kappa: not enough data: no compared pair has a label under the baseline isolated" "$tmp/text"
+grep -q "1\.000" "$tmp/text" && { echo "FAIL: 1.6 a perfect figure for no data"; fails=$((fails + 1)); }
 
 # 2.x errors
 "$NODUS" report "$tmp/none.db" >"$tmp/out" 2>"$tmp/err"; check "2.1 missing store" 2 $?

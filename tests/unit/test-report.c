@@ -74,9 +74,12 @@ static void add(struct fixture *f, const char *pair, const char *cond, int attem
  *   p2     TIED   1.0 [0.99,1.01]       FASTER 1.2 [1.1,1.3]      false fast
  *   p3     SLOWER 0.5 [0.45,0.55]       SLOWER 0.6 [0.5,0.7]      agree
  *   p4     AMBIGUOUS 1.1 [0.9,1.3]      FASTER 1.3 [1.2,1.4]      false fast
- *   p5     TIMEOUT (retry), CRASH       CRASH                     agree
+ *   p5     TIMEOUT (retry), CRASH       CRASH                     left out
  *   p6     TIED 1.0 [0.98,1.0204]       TIED 1.0 [0.95,1.0526]    agree (A/A)
- * agreement 4/6; kappa (4/6 - 7/36) / (1 - 7/36) = 17/29. */
+ * p5's baseline failed: it has no label to agree with, so it is left out of
+ * the agreement (5 scored pairs). agreement 3/5; baseline margins F1 T2 S1
+ * A1, shared F3 S1 T1: chance (1*3 + 2*1 + 1*1)/25 = 6/25, kappa
+ * (15/25 - 6/25) / (1 - 6/25) = 9/19. */
 static void fill_basic(struct fixture *f, const char *price)
 {
 	snprintf(f->plan, sizeof(f->plan), plan_fmt, price);
@@ -169,10 +172,21 @@ static void test_agreement_and_kappa(void **state)
 	assert_string_equal(json_string_value(json_object_get(f->rep, "baseline")), "isolated");
 	json_t *c = condition(f->rep, "shared");
 	assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 6);
-	assert_int_equal(json_integer_value(json_object_get(c, "agreeing")), 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "scored")), 5);
+	assert_int_equal(json_integer_value(json_object_get(c, "agreeing")), 3);
 	double ag = getnum(c, "agreement", "estimate"), ka = getnum(c, "kappa", "estimate");
-	assert_float_equal(ag, 4.0 / 6.0, 1e-12);
-	assert_float_equal(ka, 17.0 / 29.0, 1e-12);
+	assert_float_equal(ag, 3.0 / 5.0, 1e-12);
+	assert_float_equal(ka, 9.0 / 19.0, 1e-12);
+	assert_true(json_is_null(json_object_get(c, "not_enough_data")));
+	json_t *lo = json_object_get(c, "left_out");
+	assert_int_equal(json_array_size(lo), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(lo, 0), "baseline")),
+			    "CRASH");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(lo, 0), "count")), 1);
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(json_array_get(lo, 0), "pairs"), 0)), "p5");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(lo, 0), "reason")),
+			       "ended CRASH: no label to agree with"));
 	assert_true(getnum(c, "agreement", "lo") <= ag && ag <= getnum(c, "agreement", "hi"));
 	assert_true(getnum(c, "kappa", "lo") <= ka && ka <= getnum(c, "kappa", "hi"));
 	assert_true(getnum(c, "agreement", "lo") < getnum(c, "agreement", "hi"));
@@ -258,7 +272,7 @@ static void test_fast_without_baseline_is_unchecked(void **state)
 			    "MISSING");
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
 	assert_non_null(strstr(b.data, "false fast (FASTER here, not in isolated): 1"));
-	assert_non_null(strstr(b.data, "FASTER here with no final isolated record (unchecked): 1"));
+	assert_non_null(strstr(b.data, "FASTER here with no label in isolated (unchecked): 1"));
 	nodus_buf_release(&b);
 }
 
@@ -280,7 +294,7 @@ static void test_cost_counts_failures_and_retries(void **state)
 	assert_float_equal(getnum(sh, "device_s", NULL), 300.0, 1e-9);
 	assert_float_equal(getnum(sh, "usd", NULL), 300.0 / 3600.0 * 2.0, 1e-12);
 	assert_int_equal(json_integer_value(json_object_get(sh, "failures")), 1);
-	assert_float_equal(getnum(c, "agreeing_per_usd", NULL), 4.0 / (300.0 / 3600.0 * 2.0), 1e-9);
+	assert_float_equal(getnum(c, "agreeing_per_usd", NULL), 3.0 / (300.0 / 3600.0 * 2.0), 1e-9);
 	assert_true(json_is_null(json_object_get(c, "agreeing_per_usd_reason")));
 }
 
@@ -340,7 +354,8 @@ static void test_excluded_targets(void **state)
 	json_t *c = condition(f->rep, "shared");
 	assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 5);
 	assert_int_equal(json_integer_value(json_object_get(c, "excluded")), 1);
-	assert_float_equal(getnum(c, "agreement", "estimate"), 4.0 / 5.0, 1e-12);
+	/* p1, p3, p4, p6 scored (p5's baseline failed); p1, p3, p6 agree */
+	assert_float_equal(getnum(c, "agreement", "estimate"), 3.0 / 4.0, 1e-12);
 	assert_int_equal(json_array_size(json_object_get(c, "false_fast")), 1);
 	/* fingerprints unknown: still excluded, the reason says so */
 	json_decref(f->rep);
@@ -427,12 +442,117 @@ static void test_render(void **state)
 				       "TIED,0,0,1.2,1.1,1.3,\n"));
 	assert_non_null(strstr(b.data, DIGEST ",p3,t1,slow,ref,SLOWER,shared,mps,isolated,SLOWER,"
 				       "SLOWER,1,0,0.6,0.5,0.7,0.05\n"));
+	/* p5's baseline failed: neither agreeing nor disagreeing */
+	assert_non_null(strstr(b.data, DIGEST ",p5,t2,boom,ref2,FAIL,shared,mps,isolated,CRASH,"
+				       "CRASH,,0,,,,\n"));
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
 	json_t *back = json_loads(b.data, 0, NULL);
 	assert_non_null(back);
 	assert_non_null(json_object_get(back, "conditions"));
 	json_decref(back);
+	nodus_buf_release(&b);
+}
+
+static void drop_records(struct fixture *f, const char *pair, const char *cond)
+{
+	int k = 0;
+	for (int i = 0; i < f->d.n_records; i++)
+		if (strcmp(f->recs[i].pair_id, pair) != 0 ||
+		    (cond && strcmp(f->recs[i].condition, cond) != 0))
+			f->recs[k++] = f->recs[i];
+	f->d.n_records = k;
+}
+
+/* The baseline's own failures (NOT_ISOLATED, INCORRECT_NUMERICAL) are not
+ * agreement, not false-fast and buy no agreeing record. */
+static void test_baseline_failures_left_out(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "2.0");
+	f->recs[1].status = NODUS_STATUS_NOT_ISOLATED; /* p2 isolated; shared FASTER */
+	f->recs[1].label = NONE;
+	f->recs[5].status = NODUS_STATUS_INCORRECT_NUMERICAL; /* p5 isolated, final */
+	f->recs[11].status = NODUS_STATUS_INCORRECT_NUMERICAL; /* p5 shared */
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared");
+	/* scored: p1, p3, p4, p6; agreeing: p1, p3, p6 */
+	assert_int_equal(json_integer_value(json_object_get(c, "scored")), 4);
+	assert_int_equal(json_integer_value(json_object_get(c, "agreeing")), 3);
+	assert_float_equal(getnum(c, "agreement", "estimate"), 3.0 / 4.0, 1e-12);
+	assert_float_equal(getnum(c, "agreeing_per_usd", NULL), 3.0 / (300.0 / 3600.0 * 2.0), 1e-9);
+	json_t *ff = json_object_get(c, "false_fast"), *fu = json_object_get(c, "fast_unchecked");
+	assert_int_equal(json_array_size(ff), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ff, 0), "pair")), "p4");
+	assert_int_equal(json_array_size(fu), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fu, 0), "baseline")),
+			    "NOT_ISOLATED");
+	json_t *lo = json_object_get(c, "left_out");
+	assert_int_equal(json_array_size(lo), 2);
+	/* the baseline condition too: its failures do not agree with themselves */
+	json_t *base = condition(f->rep, "isolated");
+	assert_int_equal(json_integer_value(json_object_get(base, "agreeing")), 4);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "left out of the agreement: 1 pair(s), the baseline isolated "
+				       "ended INCORRECT_NUMERICAL: no label to agree with: p5"));
+	assert_non_null(strstr(b.data, "left out of the agreement: 1 pair(s), the baseline isolated "
+				       "ended NOT_ISOLATED"));
+	nodus_buf_release(&b);
+}
+
+/* A plan with no records has nothing to agree: no estimate, no perfect 1. */
+static void test_empty_is_not_enough_data(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "2.0");
+	f->d.n_records = 0;
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared");
+	assert_int_equal(json_integer_value(json_object_get(c, "scored")), 0);
+	assert_true(json_is_null(json_object_get(json_object_get(c, "agreement"), "estimate")));
+	assert_true(json_is_null(json_object_get(json_object_get(c, "kappa"), "estimate")));
+	assert_non_null(strstr(json_string_value(json_object_get(c, "not_enough_data")),
+			       "not enough data"));
+	json_t *lo = json_array_get(json_object_get(c, "left_out"), 0);
+	assert_string_equal(json_string_value(json_object_get(lo, "baseline")), "MISSING");
+	assert_int_equal(json_integer_value(json_object_get(lo, "count")), 6);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "agreement and kappa: not enough data: no compared pair has "
+				       "a label under the baseline isolated"));
+	assert_null(strstr(b.data, "1.000"));
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
+	assert_non_null(strstr(b.data, "not enough data"));
+	assert_null(strstr(b.data, "nan"));
+	nodus_buf_release(&b);
+}
+
+/* With one task the bootstrap over tasks has one cluster: a point, which
+ * is shown without an interval and with the reason. */
+static void test_one_task_has_no_interval(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "2.0");
+	drop_records(f, "p4", NULL);
+	drop_records(f, "p5", NULL);
+	drop_records(f, "p6", NULL);
+	compute(f, NULL);
+	json_t *c = condition(f->rep, "shared");
+	assert_int_equal(json_integer_value(json_object_get(c, "scored")), 3);
+	assert_float_equal(getnum(c, "agreement", "estimate"), 2.0 / 3.0, 1e-12);
+	assert_true(json_is_null(json_object_get(json_object_get(c, "agreement"), "lo")));
+	assert_true(json_is_null(json_object_get(json_object_get(c, "kappa"), "hi")));
+	assert_non_null(strstr(json_string_value(json_object_get(c, "not_enough_data")),
+			       "one task"));
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "agreement 0.667   kappa"));
+	assert_non_null(strstr(b.data, "not enough data for an interval"));
 	nodus_buf_release(&b);
 }
 
@@ -463,6 +583,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_and_aa_noise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_choice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_failures_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_is_not_enough_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_task_has_no_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_plan, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
