@@ -101,6 +101,41 @@ static void left_out_html(nodus_buf *b, const json_t *c)
 	}
 }
 
+/* Every final record's message in full (a compiler's errors, the tolerance
+ * detail, the signal), escaped, one row per pair and condition. */
+static void messages_html(nodus_buf *b, const json_t *rep)
+{
+	size_t i, k;
+	json_t *p, *c;
+	int any = 0;
+	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
+		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
+			const char *name = sget(c, "name");
+			const char *msg = sget(json_object_get(p, "messages"), name);
+			const char *o = sget(json_object_get(p, "labels"), name);
+			if (!*msg)
+				continue;
+			if (!any++)
+				nodus_buf_adds(b, "<h2>Messages of the final records</h2><table><tr>"
+						  "<th>pair</th><th>condition</th><th>outcome</th>"
+						  "<th>guard</th><th>message</th></tr>");
+			nodus_buf_adds(b, "<tr><td>");
+			esc(b, sget(p, "id"));
+			nodus_buf_adds(b, "</td><td>");
+			esc(b, name);
+			nodus_buf_addf(b, "</td><td class=\"%s\">", outcome_class(o));
+			esc(b, o);
+			nodus_buf_adds(b, "</td><td>");
+			esc(b, sget(json_object_get(p, "guards"), name));
+			nodus_buf_adds(b, "</td><td><pre>");
+			esc(b, msg);
+			nodus_buf_adds(b, "</pre></td></tr>");
+		}
+	}
+	if (any)
+		nodus_buf_adds(b, "</table>");
+}
+
 /* x position of speedup v on a log axis from lo to hi over width w */
 static double xpos(double v, double lo, double hi, double w)
 {
@@ -193,6 +228,7 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			  "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
 			  "padding:2px 6px}.f{background:#cfc}.s{background:#fcc}.t{background:#eef}"
 			  ".a{background:#ffc}.x{background:#ddd}.n{color:#666;font-size:11px}"
+			  "pre{margin:0;white-space:pre-wrap;max-width:60em}"
 			  "</style></head><body><h1>nodus report</h1><p>plan ");
 	esc(b, sget(plan, "digest"));
 	nodus_buf_adds(b, " (");
@@ -228,6 +264,7 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		nodus_buf_adds(b, "</tr>");
 	}
 	nodus_buf_adds(b, "</table>");
+	messages_html(b, rep);
 	json_array_foreach(json_object_get(rep, "conditions"), k, c)
 	{
 		const json_t *ag = json_object_get(c, "agreement"), *ka = json_object_get(c, "kappa");

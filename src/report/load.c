@@ -20,8 +20,10 @@ void nodus_report_data_init(nodus_report_data *d)
 void nodus_report_data_release(nodus_report_data *d)
 {
 	free(d->plan_json);
-	for (int i = 0; i < d->n_records; i++)
+	for (int i = 0; i < d->n_records; i++) {
 		free(d->records[i].detail_json);
+		free(d->records[i].message);
+	}
 	free(d->records);
 	for (int i = 0; i < d->n_targets; i++) {
 		free(d->target_hash[i]);
@@ -62,8 +64,13 @@ static int keep_record(const nodus_record *r, void *ctx)
 	}
 	nodus_record *x = &d->records[d->n_records++];
 	*x = *r;
-	x->message = NULL;
+	x->message = r->message ? strdup(r->message) : NULL;
 	x->detail_json = tie_margin_only(r->detail_json);
+	if (r->message && !x->message) {
+		free(x->detail_json);
+		d->n_records--;
+		return NODUS_ENOMEM;
+	}
 	x->samples = NULL;
 	x->n_samples = 0;
 	return 0;

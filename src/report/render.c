@@ -97,6 +97,37 @@ static void text_pairs(const json_t *rep, nodus_buf *b)
 	}
 }
 
+/* Every final record's message in full, a line per record, the text's own
+ * lines indented under it. */
+static void text_messages(const json_t *rep, nodus_buf *b)
+{
+	size_t i, k;
+	json_t *p, *c;
+	int any = 0;
+	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
+		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
+			const char *name = str(c, "name");
+			const char *msg = str(json_object_get(p, "messages"), name);
+			const char *guard = str(json_object_get(p, "guards"), name);
+			if (!*msg)
+				continue;
+			if (!any++)
+				nodus_buf_adds(b, "\nmessages of the final records:\n");
+			nodus_buf_addf(b, "  %s under %s: %s%s%s:\n", str(p, "id"), name,
+				       str(json_object_get(p, "labels"), name), *guard ? ", guard " : "",
+				       guard);
+			nodus_buf_adds(b, "    ");
+			for (const char *m = msg; *m; m++) {
+				nodus_buf_add(b, m, 1);
+				if (*m == '\n' && m[1])
+					nodus_buf_adds(b, "    ");
+			}
+			if (msg[strlen(msg) - 1] != '\n')
+				nodus_buf_adds(b, "\n");
+		}
+	}
+}
+
 static void text_matrix(const json_t *c, const char *base, nodus_buf *b)
 {
 	const json_t *m = json_object_get(c, "matrix");
@@ -217,6 +248,7 @@ static void render_text(const json_t *rep, nodus_buf *b)
 	json_t *c, *e;
 	text_header(rep, b);
 	text_pairs(rep, b);
+	text_messages(rep, b);
 	json_array_foreach(json_object_get(rep, "conditions"), i, c)
 		text_condition(c, str(rep, "baseline"), b);
 	const json_t *ex = json_object_get(rep, "excluded");
@@ -274,7 +306,7 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 	json_t *p, *c;
 	nodus_buf_adds(b, "plan_digest,pair_id,task,candidate,reference,expect,condition,kind,"
 		       "baseline,outcome,baseline_outcome,agrees,excluded,speedup,ci_lo,ci_hi,"
-		       "tie_margin\n");
+		       "tie_margin,guard,message\n");
 	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
 		const json_t *labels = json_object_get(p, "labels");
 		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
@@ -299,7 +331,9 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 			csv_number(b, sp, "estimate", 0);
 			csv_number(b, sp, "lo", 0);
 			csv_number(b, sp, "hi", 0);
-			csv_number(b, sp, "tie_margin", 1);
+			csv_number(b, sp, "tie_margin", 0);
+			csv_field(b, str(json_object_get(p, "guards"), name), 0);
+			csv_field(b, str(json_object_get(p, "messages"), name), 1);
 		}
 	}
 }

@@ -95,6 +95,24 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A JSON string of text, which a compiler's output may not keep valid
+ * UTF-8: then every byte above 0x7f becomes '?'. */
+static json_t *jtext(const char *text)
+{
+	json_t *j = json_string(text);
+	if (j)
+		return j;
+	char *copy = strdup(text);
+	if (!copy)
+		return json_null();
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p > 0x7f)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
 static json_t *jinterval(double est, double lo, double hi)
 {
 	return json_pack("{s:o, s:o, s:o}", "estimate", jnum(est), "lo", jnum(lo), "hi", jnum(hi));
@@ -641,16 +659,24 @@ static json_t *pairs_section(const struct ctx *c)
 	for (int p = 0; p < c->n_pairs; p++) {
 		const struct pair_info *q = &c->pairs[p];
 		json_t *labels = json_object(), *speedups = json_object();
+		json_t *messages = json_object(), *guards = json_object();
 		for (int k = 0; k < c->n_conds; k++) {
 			const nodus_record *r = final_of(c, p, k);
-			json_object_set_new(labels, c->conds[k].name, json_string(cat_name(outcome(r))));
-			json_object_set_new(speedups, c->conds[k].name, jspeedup(r));
+			const char *name = c->conds[k].name;
+			json_object_set_new(labels, name, json_string(cat_name(outcome(r))));
+			json_object_set_new(speedups, name, jspeedup(r));
+			/* the full text: a compiler's errors, the tolerance detail, the signal */
+			json_object_set_new(messages, name, r && r->message && r->message[0]
+								    ? jtext(r->message)
+								    : json_null());
+			json_object_set_new(guards, name, r && r->guard[0] ? json_string(r->guard)
+									   : json_null());
 		}
 		json_array_append_new(list, json_pack(
-			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "id", q->id, "task", q->task,
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task", q->task,
 			"candidate", q->candidate, "reference", q->reference, "expect",
 			q->expect ? json_string(q->expect) : json_null(), "labels", labels,
-			"speedups", speedups));
+			"speedups", speedups, "messages", messages, "guards", guards));
 	}
 	return list;
 }

@@ -38,7 +38,7 @@ typedef struct nodus_report_data {
 	char plan_digest[NODUS_SHA256_HEX]; /* the plan reported on */
 	char *plan_json;           /* the plan document: pairs, conditions, target */
 	nodus_record *records;     /* every attempt of the plan, any order; no samples;
-				      message NULL; detail_json only {"tie_margin": d}
+				      message owned (NULL if none); detail_json only {"tie_margin": d}
 				      (owned) or NULL */
 	int n_records;             /* entries in records */
 	char **target_hash;        /* fingerprints known to the store: hash i ... */

@@ -10,7 +10,9 @@
  * PASSED; INCORRECT_SHAPE, INCORRECT_NUMERICAL, RUNTIME_ERROR,
  * COMPILE_ERROR and TIMEOUT keep their names; every other status (a caught
  * exploit, a crash, a failed isolation check ...) is RUNTIME_ERROR with
- * nodus's own status and guard in the log. Its validator's rules are kept:
+ * nodus's own status and guard in the log; the log always ends with the
+ * record's whole message (the compiler's errors, the tolerance detail, the
+ * signal). Its validator's rules are kept:
  * PASSED carries correctness and performance, INCORRECT_NUMERICAL only
  * correctness, everything else neither. What nodus knows beyond the format
  * (label, interval, condition, plan, attempt) goes under correctness.extra.
@@ -90,9 +92,20 @@ static json_t *trace_line(const nodus_report_data *d, json_t *plan, const nodus_
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	char log[256];
-	snprintf(log, sizeof(log), "nodus %s%s%s", nodus_status_name(r->status),
-		 r->guard[0] ? ", guard " : "", r->guard);
+	/* the status, the guard and the record's whole message */
+	nodus_buf log = NODUS_BUF_INIT;
+	nodus_buf_addf(&log, "nodus %s%s%s", nodus_status_name(r->status),
+		       r->guard[0] ? ", guard " : "", r->guard);
+	if (r->message && r->message[0])
+		nodus_buf_addf(&log, ": %s", r->message);
+	json_t *log_text = json_string(log.data);
+	if (!log_text) { /* a compiler's output need not be UTF-8 */
+		for (size_t k = 0; k < log.len; k++)
+			if ((unsigned char)log.data[k] > 0x7f)
+				log.data[k] = '?';
+		log_text = json_string(log.data);
+	}
+	nodus_buf_release(&log);
 
 	json_t *extra = json_pack("{s:s,s:s,s:i,s:s}", "nodus_condition", r->condition,
 				  "nodus_plan", d->plan_digest, "nodus_attempt", r->attempt,
@@ -102,9 +115,9 @@ static json_t *trace_line(const nodus_report_data *d, json_t *plan, const nodus_
 		json_object_set_new(extra, "nodus_speedup_interval",
 				    json_pack("[f,f]", r->ci_lo, r->ci_hi));
 	}
-	json_t *eval = json_pack("{s:s,s:{s:s,s:{}},s:s,s:s}", "status", fib_status(r->status),
+	json_t *eval = json_pack("{s:s,s:{s:s,s:{}},s:s,s:o*}", "status", fib_status(r->status),
 				 "environment", "hardware", hardware_of(d, r->target_hash), "libs",
-				 "timestamp", when, "log", log);
+				 "timestamp", when, "log", log_text);
 	int passed = r->status == NODUS_STATUS_OK;
 	if (passed || r->status == NODUS_STATUS_INCORRECT_NUMERICAL) {
 		json_t *corr = json_object();

@@ -59,11 +59,14 @@ rows = [("a", "isolated", 1, 1, "OK", "FASTER", 1.5, 1.4, 1.6),
 for p, cond, att, fin, st, lab, s, lo, hi in rows:
     db.execute("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, "
                "label, speedup, ci_lo, ci_hi, rounds, looks, compile_cache_hits, device_s, "
-               "charge_share, compile_s, validation_s, target_hash, detail_json) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?,?)",
+               "charge_share, compile_s, validation_s, target_hash, detail_json, message) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?,?,?)",
                (d, p, cond, att, fin, st, lab, s, lo, hi, t,
                 # labelled with a margin of its own (as a short call is)
-                '{"tie_margin": 0.05}' if (p, cond) == ("b", "shared") else None))
+                '{"tie_margin": 0.05}' if (p, cond) == ("b", "shared") else None,
+                # a failure's whole text, with what each format must escape
+                'worker died: signal 11, "SIGSEGV" <at> &\nsecond line'
+                if (p, cond) == ("d", "shared") else None))
 db.commit()
 PY
 
@@ -90,16 +93,33 @@ assert r["pairs"][3]["labels"] == {"isolated": "CRASH", "shared": "CRASH"}
 assert r["excluded"] == []
 PY
 
+# 1.1b the whole failure message, in JSON and in the trace log
+python3 - "$tmp/r.json" <<'PY' && echo "ok: 1.1b message" || { echo "FAIL: 1.1b message"; fails=$((fails + 1)); }
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = [p for p in r["pairs"] if p["id"] == "d"][0]
+assert d["messages"] == {"isolated": None,
+                         "shared": 'worker died: signal 11, "SIGSEGV" <at> &\nsecond line'}, d
+PY
+"$NODUS" report "$db" --format trace >"$tmp/trace" 2>"$tmp/err"; check "1.1c trace" 0 $?
+grep_ok "1.1c trace log" '"log":"nodus CRASH: worker died: signal 11, \\"SIGSEGV\\" <at> &\\nsecond line"' "$tmp/trace"
+
 # 1.2 text and CSV carry the same content; the report is reproducible
 "$NODUS" report "$db" >"$tmp/text" 2>"$tmp/err"; check "1.2 text" 0 $?
 grep_ok "1.2 false fast" "false fast (FASTER here, not in isolated): 1" "$tmp/text"
 grep_ok "1.2 kappa" "kappa 0.500" "$tmp/text"
 grep_ok "1.2 left out" "left out of the agreement: 1 pair(s), the baseline isolated ended CRASH: no label to agree with: d" "$tmp/text"
 "$NODUS" report "$db" --format csv >"$tmp/csv" 2>"$tmp/err"; check "1.3 csv" 0 $?
-[ "$(wc -l <"$tmp/csv")" = 9 ] && echo "ok: 1.3 rows" || { echo "FAIL: 1.3 rows"; fails=$((fails + 1)); }
-grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3,0.05$" "$tmp/csv"
-grep_ok "1.3 row, baseline failed" ",d,t2,cd,r,,shared,mps,isolated,CRASH,CRASH,,0,,,,$" "$tmp/csv"
-grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,1.4,1.3,1.5,$" "$tmp/csv"
+python3 - "$tmp/csv" <<'PY' && echo "ok: 1.3 rows" || { echo "FAIL: 1.3 rows"; fails=$((fails + 1)); }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 8, len(rows)
+d = [r for r in rows if r["pair_id"] == "d" and r["condition"] == "shared"][0]
+assert d["message"] == 'worker died: signal 11, "SIGSEGV" <at> &\nsecond line', d
+assert d["agrees"] == "" and d["outcome"] == "CRASH", d   # its baseline failed
+PY
+grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3,0.05,,$" "$tmp/csv"
+grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,1.4,1.3,1.5,,,$" "$tmp/csv"
 "$NODUS" report "$db" --format json >"$tmp/again" 2>"$tmp/err"
 cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL: 1.4 differs"; fails=$((fails + 1)); }
 

@@ -439,12 +439,12 @@ static void test_render(void **state)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 6 * 2);
 	assert_non_null(strstr(b.data, DIGEST ",p2,t1,same,ref,TIED,shared,mps,isolated,FASTER,"
-				       "TIED,0,0,1.2,1.1,1.3,\n"));
+				       "TIED,0,0,1.2,1.1,1.3,,,\n"));
 	assert_non_null(strstr(b.data, DIGEST ",p3,t1,slow,ref,SLOWER,shared,mps,isolated,SLOWER,"
-				       "SLOWER,1,0,0.6,0.5,0.7,0.05\n"));
+				       "SLOWER,1,0,0.6,0.5,0.7,0.05,,\n"));
 	/* p5's baseline failed: neither agreeing nor disagreeing */
 	assert_non_null(strstr(b.data, DIGEST ",p5,t2,boom,ref2,FAIL,shared,mps,isolated,CRASH,"
-				       "CRASH,,0,,,,\n"));
+				       "CRASH,,0,,,,,,\n"));
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
 	json_t *back = json_loads(b.data, 0, NULL);
@@ -556,6 +556,49 @@ static void test_one_task_has_no_interval(void **state)
 	nodus_buf_release(&b);
 }
 
+/* A final record's message reaches every format whole, escaped for each. */
+static void test_messages_in_every_format(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	static char msg[] = "signal 11 (SIGSEGV), \"x\" <b>&</b>\nline two, and more";
+	fill_basic(f, "2.0");
+	f->recs[11].message = msg; /* p5 shared, CRASH */
+	snprintf(f->recs[11].guard, sizeof(f->recs[11].guard), "%s", "out_of_bounds_write");
+	compute(f, NULL);
+	json_t *p5 = json_array_get(json_object_get(f->rep, "pairs"), 4);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p5, "messages"),
+							      "shared")), msg);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p5, "guards"),
+							      "shared")), "out_of_bounds_write");
+	assert_true(json_is_null(json_object_get(json_object_get(p5, "messages"), "isolated")));
+	/* CSV: quoted, quotes doubled, the newline kept inside the field */
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_CSV, &b, &err), 0);
+	assert_non_null(strstr(b.data, ",out_of_bounds_write,\"signal 11 (SIGSEGV), \"\"x\"\" "
+				       "<b>&</b>\nline two, and more\"\n"));
+	assert_non_null(strstr(b.data, "tie_margin,guard,message\n"));
+	/* HTML: escaped, never markup */
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
+	assert_non_null(strstr(b.data, "<pre>signal 11 (SIGSEGV), &quot;x&quot; &lt;b&gt;&amp;"
+				       "&lt;/b&gt;\nline two, and more</pre>"));
+	assert_null(strstr(b.data, "<b>&</b>"));
+	/* text: whole, its second line indented under the record */
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "  p5 under shared: CRASH, guard out_of_bounds_write:\n"
+				       "    signal 11 (SIGSEGV), \"x\" <b>&</b>\n    line two, and "
+				       "more\n"));
+	/* trace: the log carries status, guard and the message */
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_trace(&f->d, &b, &err), 0);
+	assert_non_null(strstr(b.data, "\"log\":\"nodus CRASH, guard out_of_bounds_write: "
+				       "signal 11 (SIGSEGV), \\\"x\\\" <b>&</b>\\nline two, "
+				       "and more\""));
+	nodus_buf_release(&b);
+}
+
 static void test_bad_plan(void **state)
 {
 	struct fixture *f = *state;
@@ -586,6 +629,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_failures_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_is_not_enough_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_task_has_no_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_messages_in_every_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_plan, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
