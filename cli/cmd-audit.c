@@ -5,6 +5,7 @@
  * (src/audit/audit.h, docs/audit.md). `nodus plan` runs the same audit and
  * refuses to seal a campaign that fails it.
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,31 +39,35 @@ static int usage(void)
 int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
 	const char *campaign = NULL, *out = NULL, *format = "text", *cache = "nodus-cache";
-	int run_refs = 1;
-	for (int k = 1; k < argc; k++) {
-		const char *a = argv[k];
-		if (nodus_cli_is_help(a))
+	int run_refs = 1, ch;
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"cache", required_argument, NULL, 'C'},
+		{"static", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (ch == 'h')
 			return usage();
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--format") == 0 ||
-		    strcmp(a, "--cache") == 0) {
-			if (++k >= argc)
-				return nodus_cli_usage_error("audit", "%s needs a value", a);
-			if (strcmp(a, "--format") == 0)
-				format = argv[k];
-			else if (strcmp(a, "--cache") == 0)
-				cache = argv[k];
-			else
-				out = argv[k];
-		} else if (strcmp(a, "--static") == 0) {
+		else if (ch == 'o')
+			out = optarg;
+		else if (ch == 'f')
+			format = optarg;
+		else if (ch == 'C')
+			cache = optarg;
+		else if (ch == 's')
 			run_refs = 0;
-		} else if (a[0] == '-' && a[1]) {
-			return nodus_cli_usage_error("audit", "unknown option '%s'", a);
-		} else if (campaign) {
-			return nodus_cli_usage_error("audit", "unexpected argument '%s'", a);
-		} else {
-			campaign = a;
-		}
+		else
+			return nodus_cli_option_error("audit", ch, argc, argv);
 	}
+	if (optind < argc)
+		campaign = argv[optind++];
+	if (optind < argc)
+		return nodus_cli_usage_error("audit", "unexpected argument '%s'", argv[optind]);
 	if (!campaign)
 		return nodus_cli_usage_error("audit", "expected CAMPAIGN.json");
 	if (strcmp(format, "text") && strcmp(format, "json"))

@@ -6,6 +6,7 @@
  * that under this condition a pair with no real difference cannot be
  * called TIED, so d is too small for this machine and condition.
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,24 +97,34 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 	o.self_path = ctx->self_path;
 	o.only_aa = 1;
 	o.resume = 1;
-	for (int i = 1; i < argc; i++) {
-		if (nodus_cli_is_help(argv[i])) {
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"condition", required_argument, NULL, 'c'},
+		{"cache", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
 			usage(stdout);
 			return NODUS_EXIT_OK;
-		} else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-			o.db_path = argv[++i];
-		} else if (strcmp(argv[i], "--condition") == 0 && i + 1 < argc) {
-			o.condition = argv[++i];
-		} else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
-			o.cache_dir = argv[++i];
-		} else if (argv[i][0] == '-') {
-			return nodus_cli_usage_error("calibrate", "unknown option '%s'", argv[i]);
-		} else if (!o.plan_path) {
-			o.plan_path = argv[i];
+		} else if (ch == 'd') {
+			o.db_path = optarg;
+		} else if (ch == 'c') {
+			o.condition = optarg;
+		} else if (ch == 'C') {
+			o.cache_dir = optarg;
 		} else {
-			return nodus_cli_usage_error("calibrate", "unexpected argument '%s'", argv[i]);
+			return nodus_cli_option_error("calibrate", ch, argc, argv);
 		}
 	}
+	if (optind < argc)
+		o.plan_path = argv[optind++];
+	if (optind < argc)
+		return nodus_cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
 	if (!o.plan_path || !o.db_path)
 		return nodus_cli_usage_error("calibrate", "need PLAN and --db DB");
 	o.progress = stdout;

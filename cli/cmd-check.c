@@ -7,6 +7,7 @@
  * checked with every file it names. Exit 0 when every file is valid, 2 when
  * any is not, 3 on an internal error (out of memory).
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,17 +28,22 @@ static int usage(void)
 
 int nodus_cmd_check(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
 	(void)ctx;
-	int first = 1;
-	if (argc > 1 && nodus_cli_is_help(argv[1]))
-		return usage();
-	if (argc > 1 && strcmp(argv[1], "--") == 0)
-		first = 2;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h')
+			return usage();
+		return nodus_cli_option_error("check", ch, argc, argv);
+	}
+	int first = optind; /* "--" ends the options: a file may start with '-' */
 	if (first >= argc)
 		return nodus_cli_usage_error("check", "expected at least one FILE");
-	for (int k = first; k < argc && first == 1; k++)
-		if (argv[k][0] == '-' && argv[k][1])
-			return nodus_cli_usage_error("check", "unknown option '%s'", argv[k]);
 	int status = NODUS_EXIT_OK;
 	for (int k = first; k < argc; k++) {
 		nodus_diags diags = NODUS_DIAGS_INIT;

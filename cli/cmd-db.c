@@ -10,6 +10,7 @@
  *
  * A missing file or one that is not a nodus store is bad input (exit 2).
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,35 +144,41 @@ static int db_migrate(const char *path)
 
 int nodus_cmd_db(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{"checkpoint", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch, do_checkpoint = 0;
 	(void)ctx;
-	if (argc < 2)
-		return nodus_cli_usage_error("db", "missing subcommand (info, migrate or merge)");
-	if (nodus_cli_is_help(argv[1])) {
-		fputs(usage, stdout);
-		return NODUS_EXIT_OK;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			fputs(usage, stdout);
+			return NODUS_EXIT_OK;
+		} else if (ch == 'k') {
+			do_checkpoint = 1;
+		} else {
+			return nodus_cli_option_error("db", ch, argc, argv);
+		}
 	}
-	const char *sub = argv[1];
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return nodus_cli_usage_error("db", "missing subcommand (info, migrate or merge)");
+	const char *sub = argv[0];
 	if (strcmp(sub, "info") != 0 && strcmp(sub, "migrate") != 0 && strcmp(sub, "merge") != 0)
 		return nodus_cli_usage_error("db", "unknown subcommand '%s'", sub);
-	if (argc > 2 && nodus_cli_is_help(argv[2])) {
-		fputs(usage, stdout);
-		return NODUS_EXIT_OK;
-	}
+	if (do_checkpoint && strcmp(sub, "info") != 0)
+		return nodus_cli_usage_error("db", "--checkpoint goes with info, not %s", sub);
 	if (strcmp(sub, "merge") == 0) {
-		if (argc < 4)
+		if (argc < 3)
 			return nodus_cli_usage_error("db", "merge takes the store and one or more shards");
-		return db_merge(argv[2], argc - 3, argv + 3);
+		return db_merge(argv[1], argc - 2, argv + 2);
 	}
-	int do_checkpoint = strcmp(sub, "info") == 0 && argc == 4 &&
-			    strcmp(argv[2], "--checkpoint") == 0;
-	if (do_checkpoint) {
-		argv++;
-		argc--;
-	}
-	if (argc == 3 && argv[2][0] == '-')
-		return nodus_cli_usage_error("db", "%s: unknown option '%s'", sub, argv[2]);
-	if (argc != 3)
+	if (argc != 2)
 		return nodus_cli_usage_error("db", "%s takes exactly one argument, the store file",
 					     sub);
-	return strcmp(sub, "info") == 0 ? db_info(argv[2], do_checkpoint) : db_migrate(argv[2]);
+	return strcmp(sub, "info") == 0 ? db_info(argv[1], do_checkpoint) : db_migrate(argv[1]);
 }

@@ -6,6 +6,7 @@
  * cuda backend loads and sees a GPU it runs the GPU campaign, and says so.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -61,23 +62,35 @@ static void suites_dir(const char *self, char *out, size_t size)
 int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
 	const char *campaign = NULL, *out = NULL;
-	int force_cpu = 0, resume = 0;
-	for (int i = 1; i < argc; i++) {
-		if (nodus_cli_is_help(argv[i])) {
+	int force_cpu = 0, resume = 0, ch;
+	static const struct option longopts[] = {
+		{"campaign", required_argument, NULL, 'c'},
+		{"out", required_argument, NULL, 'O'},
+		{"cpu", no_argument, NULL, 'u'},
+		{"resume", no_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
 			usage(stdout);
 			return NODUS_EXIT_OK;
-		} else if (strcmp(argv[i], "--campaign") == 0 && i + 1 < argc) {
-			campaign = argv[++i];
-		} else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--cpu") == 0) {
+		} else if (ch == 'c') {
+			campaign = optarg;
+		} else if (ch == 'O') {
+			out = optarg;
+		} else if (ch == 'u') {
 			force_cpu = 1;
-		} else if (strcmp(argv[i], "--resume") == 0) {
+		} else if (ch == 'r') {
 			resume = 1;
 		} else {
-			return nodus_cli_usage_error("demo", "unexpected argument '%s'", argv[i]);
+			return nodus_cli_option_error("demo", ch, argc, argv);
 		}
 	}
+	if (optind < argc)
+		return nodus_cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
 	char suites[PATH_MAX], camp[PATH_MAX + 64], outdir[PATH_MAX], why[1024] = "";
 	suites_dir(ctx->self_path, suites, sizeof(suites));
 	if (!campaign) {

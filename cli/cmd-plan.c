@@ -5,6 +5,7 @@
  * the written plan back (which re-verifies every hash) and prints its
  * digest, pair count, conditions and the target's declared price.
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,28 +110,30 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"cache", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const char *campaign = NULL, *out = NULL, *cache = NULL;
-	for (int k = 1; k < argc; k++) {
-		if (nodus_cli_is_help(argv[k]))
+	int ch;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh (demo runs several commands in one process) */
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (ch == 'h')
 			return usage();
-		if (strcmp(argv[k], "-o") == 0 || strcmp(argv[k], "--output") == 0) {
-			if (++k >= argc)
-				return nodus_cli_usage_error("plan", "%s needs a file name", argv[k - 1]);
-			out = argv[k];
-		} else if (strncmp(argv[k], "--output=", 9) == 0) {
-			out = argv[k] + 9;
-		} else if (strcmp(argv[k], "--cache") == 0) {
-			if (++k >= argc)
-				return nodus_cli_usage_error("plan", "--cache needs a directory");
-			cache = argv[k];
-		} else if (argv[k][0] == '-' && argv[k][1]) {
-			return nodus_cli_usage_error("plan", "unknown option '%s'", argv[k]);
-		} else if (campaign) {
-			return nodus_cli_usage_error("plan", "unexpected argument '%s'", argv[k]);
-		} else {
-			campaign = argv[k];
-		}
+		else if (ch == 'o')
+			out = optarg;
+		else if (ch == 'C')
+			cache = optarg;
+		else
+			return nodus_cli_option_error("plan", ch, argc, argv);
 	}
+	if (optind < argc)
+		campaign = argv[optind++];
+	if (optind < argc)
+		return nodus_cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 	if (!campaign || !out || !out[0])
 		return nodus_cli_usage_error("plan", "expected CAMPAIGN.json -o PLAN.json");
 

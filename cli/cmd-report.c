@@ -6,6 +6,7 @@
  * src/report/ compute and render, and writes stdout or -o FILE (through a
  * temporary file and rename, so FILE is never half-written).
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,8 +15,7 @@
 
 static const char usage[] =
 	"usage: nodus report DB [--plan DIGEST] [--baseline NAME]\n"
-	"                    [--format text|json|csv|trace|html] [-o FILE]\n"
-	"                       [-o FILE]\n\n"
+	"                    [--format text|json|csv|trace|html] [-o FILE]\n\n"
 	"Compares, over the pairs of a plan, each condition's final labels with those of\n"
 	"the baseline condition: agreement matrix (failures and AMBIGUOUS included),\n"
 	"agreement rate and Cohen's kappa with bootstrap intervals over tasks, pairs\n"
@@ -29,8 +29,12 @@ static const char usage[] =
 	"                   pair and condition) or trace (FlashInfer-Bench Trace JSONL,\n"
 	"                   one line per final record) or html (one page with the\n"
 	"                   tables and an interval figure per condition)\n"
-	"  -o FILE          write the report to FILE instead of standard output\n\n"
-	"exit status: 0 ok, 2 bad usage, missing store or plan, 3 store error\n";
+	"  -o, --output FILE\n"
+	"                   write the report to FILE instead of standard output\n"
+	"                   (never the store itself)\n\n"
+	"Every option also takes the form --opt=value.\n"
+	"exit status: 0 ok, 2 bad usage, missing store or plan, an -o that cannot be\n"
+	"written, 3 store error\n";
 
 struct report_args {
 	const char *db;               /* the store */
@@ -60,44 +64,49 @@ static int parse_format(const char *s, nodus_report_format *f)
 /* Returns -1 when the caller should return *exit_code (help or error). */
 static int parse_args(int argc, char **argv, struct report_args *a, int *exit_code)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char **value = NULL;
-		const char *format = NULL;
-		if (nodus_cli_is_help(arg)) {
+	static const struct option longopts[] = {
+		{"plan", required_argument, NULL, 'p'},
+		{"baseline", required_argument, NULL, 'b'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh (demo runs several commands in one process) */
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
 			fputs(usage, stdout);
 			*exit_code = NODUS_EXIT_OK;
 			return -1;
-		}
-		if (strcmp(arg, "--plan") == 0)
-			value = &a->plan;
-		else if (strcmp(arg, "--baseline") == 0)
-			value = &a->opt.baseline;
-		else if (strcmp(arg, "-o") == 0)
-			value = &a->out;
-		else if (strcmp(arg, "--format") == 0)
-			value = &format;
-		if (value) {
-			if (++i >= argc) {
-				*exit_code = nodus_cli_usage_error("report", "%s needs a value", arg);
-				return -1;
-			}
-			*value = argv[i];
-			if (format && parse_format(format, &a->format)) {
-				*exit_code = nodus_cli_usage_error(
-					"report", "--format: expected text, json, csv, trace or html, got '%s'",
-					format);
-				return -1;
-			}
-		} else if (arg[0] == '-') {
-			*exit_code = nodus_cli_usage_error("report", "unknown option '%s'", arg);
+		case 'p':
+			a->plan = optarg;
+			break;
+		case 'b':
+			a->opt.baseline = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'f':
+			if (parse_format(optarg, &a->format) == 0)
+				break;
+			*exit_code = nodus_cli_usage_error(
+				"report", "--format: expected text, json, csv, trace or html, got '%s'",
+				optarg);
 			return -1;
-		} else if (!a->db) {
-			a->db = arg;
-		} else {
-			*exit_code = nodus_cli_usage_error("report", "unexpected argument '%s'", arg);
+		default:
+			*exit_code = nodus_cli_option_error("report", ch, argc, argv);
 			return -1;
 		}
+	}
+	if (optind < argc)
+		a->db = argv[optind++];
+	if (optind < argc) {
+		*exit_code = nodus_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+		return -1;
 	}
 	if (!a->db) {
 		*exit_code = nodus_cli_usage_error("report", "missing the store file DB");
@@ -129,9 +138,9 @@ static int write_out(const char *path, const nodus_buf *text)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "nodus report: cannot write '%s': %m\n", tmp);
-		return NODUS_EXIT_INTERNAL;
+	if (!f) { /* a path the user named: a missing directory, no permission */
+		fprintf(stderr, "nodus report: -o %s: cannot create '%s': %m\n", path, tmp);
+		return NODUS_EXIT_USAGE;
 	}
 	size_t n = fwrite(text->data, 1, text->len, f);
 	int bad = n != text->len || ferror(f);

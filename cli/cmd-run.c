@@ -3,6 +3,7 @@
  * cmd-run.c: `nodus run PLAN --db DB` - evaluate every pair of a verified
  * plan under every condition, writing one record per attempt.
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,45 +28,72 @@ static void usage(FILE *f)
 		"  --shard I/N       only pairs p with p %% N == I (replay conditions start N\n"
 		"                    such orchestrators side by side themselves)\n"
 		"  -q, --quiet       no progress lines\n\n"
+		"Every option also takes the form --opt=value.\n"
 		"Failing candidates are results (records), not errors: exit 0 when the run\n"
 		"completed, 1 if the plan does not verify, 2 for bad usage, 3 internal error.\n");
 }
 
+/* Reads "I/N" into o; returns 0, or an exit status. */
+static int parse_shard(const char *s, nodus_run_opts *o)
+{
+	int used = -1;
+	if (sscanf(s, "%d/%d%n", &o->shard_index, &o->shard_count, &used) != 2 || s[used] != '\0' ||
+	    o->shard_count < 1 || o->shard_index < 0 || o->shard_index >= o->shard_count)
+		return nodus_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'", s);
+	return 0;
+}
+
 int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"resume", no_argument, NULL, 'r'},
+		{"condition", required_argument, NULL, 'c'},
+		{"cache", required_argument, NULL, 'C'},
+		{"shard", required_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	nodus_run_opts o;
+	int ch, rc;
 	memset(&o, 0, sizeof(o));
 	o.self_path = ctx->self_path;
 	o.progress = stdout;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (nodus_cli_is_help(a)) {
+	opterr = 0;
+	optind = 0; /* glibc: start afresh (demo runs several commands in one process) */
+	while ((ch = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
 			usage(stdout);
 			return NODUS_EXIT_OK;
-		} else if (strcmp(a, "--db") == 0 && i + 1 < argc) {
-			o.db_path = argv[++i];
-		} else if (strcmp(a, "--resume") == 0) {
+		case 'd':
+			o.db_path = optarg;
+			break;
+		case 'r':
 			o.resume = 1;
-		} else if (strcmp(a, "--condition") == 0 && i + 1 < argc) {
-			o.condition = argv[++i];
-		} else if (strcmp(a, "--cache") == 0 && i + 1 < argc) {
-			o.cache_dir = argv[++i];
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			break;
+		case 'c':
+			o.condition = optarg;
+			break;
+		case 'C':
+			o.cache_dir = optarg;
+			break;
+		case 'q':
 			o.progress = NULL;
-		} else if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
-			int used = -1;
-			if (sscanf(argv[++i], "%d/%d%n", &o.shard_index, &o.shard_count, &used) != 2 ||
-			    argv[i][used] != '\0' || o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
-				return nodus_cli_usage_error("run", "--shard wants I/N with 0 <= I < N, got '%s'",
-							     argv[i]);
-		} else if (a[0] == '-') {
-			return nodus_cli_usage_error("run", "unknown option '%s'", a);
-		} else if (!o.plan_path) {
-			o.plan_path = a;
-		} else {
-			return nodus_cli_usage_error("run", "unexpected argument '%s'", a);
+			break;
+		case 's':
+			if ((rc = parse_shard(optarg, &o)))
+				return rc;
+			break;
+		default:
+			return nodus_cli_option_error("run", ch, argc, argv);
 		}
 	}
+	if (optind < argc)
+		o.plan_path = argv[optind++];
+	if (optind < argc)
+		return nodus_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
 	if (!o.plan_path)
 		return nodus_cli_usage_error("run", "no plan given");
 	if (!o.db_path)

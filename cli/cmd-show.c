@@ -55,7 +55,7 @@ static int parse_args(int argc, char **argv, struct show_args *a, int *exit_code
 	};
 	int ch;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: start afresh (demo runs several commands in one process) */
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			fputs(usage, stdout);
@@ -66,9 +66,7 @@ static int parse_args(int argc, char **argv, struct show_args *a, int *exit_code
 		} else if (ch == 'c') {
 			a->condition = optarg;
 		} else {
-			*exit_code = nodus_cli_usage_error(
-				"show", ch == ':' ? "%s needs a value" : "unknown option '%s'",
-				argv[optind - 1]);
+			*exit_code = nodus_cli_option_error("show", ch, argc, argv);
 			return -1;
 		}
 	}

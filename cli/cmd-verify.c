@@ -5,6 +5,7 @@
  * on its own line with the expected and found hash. Exit 0 when everything
  * matches, 1 when something changed, 2 when the plan cannot be read.
  * ------------------------------------------------------------------------ */
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,16 +26,24 @@ static int usage(void)
 
 int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
 	(void)ctx;
-	if (argc > 1 && nodus_cli_is_help(argv[1]))
-		return usage();
-	if (argc != 2)
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ch == 'h')
+			return usage();
+		return nodus_cli_option_error("verify", ch, argc, argv);
+	}
+	if (argc - optind != 1)
 		return nodus_cli_usage_error("verify", "expected exactly one PLAN.json");
-	if (argv[1][0] == '-' && argv[1][1])
-		return nodus_cli_usage_error("verify", "unknown option '%s'", argv[1]);
-
+	const char *path = argv[optind];
 	nodus_diags diags = NODUS_DIAGS_INIT;
-	int rc = nodus_plan_verify(argv[1], &diags);
+	int rc = nodus_plan_verify(path, &diags);
 	for (size_t k = 0; k < diags.count; k++) {
 		char line[2048];
 		nodus_error_format(&diags.items[k], line, sizeof(line));
@@ -42,15 +51,15 @@ int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	nodus_diags_release(&diags);
 	if (rc == NODUS_ECHANGED) {
-		fprintf(stderr, "%s: changed since sealing\n", argv[1]);
+		fprintf(stderr, "%s: changed since sealing\n", path);
 		return NODUS_EXIT_CHECK;
 	}
 	if (rc == NODUS_ENOMEM)
 		return NODUS_EXIT_INTERNAL;
 	if (rc)
 		return NODUS_EXIT_USAGE;
-	json_t *plan = json_load_file(argv[1], 0, NULL);
-	printf("%s: ok, digest %s, %zu files unchanged\n", argv[1],
+	json_t *plan = json_load_file(path, 0, NULL);
+	printf("%s: ok, digest %s, %zu files unchanged\n", path,
 	       json_string_value(json_object_get(plan, "digest")),
 	       json_array_size(json_object_get(plan, "files")));
 	json_decref(plan);

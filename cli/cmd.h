@@ -4,7 +4,10 @@
  *
  * Adding a command:
  *   1. write cli/cmd-NAME.c exporting nodus_cmd_NAME(argc, argv, ctx),
- *      which handles -h/--help itself (print usage to stdout, return 0);
+ *      which parses its options with getopt_long() (opterr = 0, optind =
+ *      0 so that glibc starts afresh, optstring starting with ':', errors through
+ *      nodus_cli_option_error()) and handles -h/--help itself (print
+ *      usage to stdout, return 0); a file it writes is -o/--output;
  *   2. declare it below;
  *   3. add {name, function, flags, summary} to the table in cli/main.c,
  *      keeping it sorted by name;
@@ -40,6 +43,12 @@ typedef int (*nodus_cmd_fn)(int argc, char **argv, const nodus_cli_ctx *ctx);
  * followed by a pointer to --help. */
 int nodus_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* For getopt_long() run with opterr = 0 and an optstring starting with ':'
+ * (every command parses that way, so that all take --opt=value, --opt value
+ * and their short forms alike): prints the error for ch ('?': an unknown
+ * option, ':': an option without its value) naming the argument, and
+ * returns NODUS_EXIT_USAGE. */
+int nodus_cli_option_error(const char *cmd, int ch, int argc, char **argv);
 /* Prints a nodus_error as "nodus: FILE:LINE:COL: PATH: MESSAGE". */
 void nodus_cli_print_error(const nodus_error *err);
 /* Maps a library error code to an exit status (EINVAL/EPARSE/ENOTFOUND/

@@ -5,6 +5,7 @@
  * reporting success (a full disk must not pass as success).
  * ------------------------------------------------------------------------ */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,14 @@ int nodus_cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(see 'nodus %s --help')\n", cmd);
 	return NODUS_EXIT_USAGE;
+}
+
+int nodus_cli_option_error(const char *cmd, int ch, int argc, char **argv)
+{
+	const char *arg = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+	if (ch == ':')
+		return nodus_cli_usage_error(cmd, "option '%s' needs a value", arg);
+	return nodus_cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
 void nodus_cli_print_error(const nodus_error *err)

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ------------------------------------------------------------------------
+# t0100-cli-grammar.sh: every command parses its options the same way
+# (getopt_long): --opt=value and --opt value, -o and --output, the same
+# message and exit 2 for an unknown option or a missing value, exit 2 for
+# a path the user named that cannot be written, --shard with trailing text
+# refused.
+# ------------------------------------------------------------------------
+set -u
+: "${NODUS:?}" "${NODUS_SRC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() { # expect DESCRIPTION RC PATTERN -- COMMAND...
+	local what=$1 want=$2 pattern=$3
+	shift 4
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "$what: exit $rc, expected $want: $(cat "$tmp/err")"
+	[ -z "$pattern" ] || grep -q -- "$pattern" "$tmp/err" "$tmp/out" ||
+		fail "$what: '$pattern' not in: $(cat "$tmp/err")"
+}
+cp -r "$NODUS_SRC/tests/fixtures/mini" "$tmp/mini"
+
+# 1.x an unknown option and a missing value: the same words, exit 2, everywhere
+for cmd in check plan verify run calibrate report show db audit demo; do
+	expect "1.1 $cmd --frob" 2 "nodus $cmd: unknown option '--frob'" -- "$NODUS" "$cmd" --frob
+done
+for opt in "report x.db --format" "run p.json --db" "plan c.json -o" "show x.db p --plan" \
+	"calibrate p.json --db" "audit c.json --format"; do
+	set -- $opt
+	expect "1.2 $opt" 2 "option '${*: -1}' needs a value" -- "$NODUS" "$@"
+done
+# 1.3 every command's -h and --help
+for cmd in check plan verify run calibrate report show db audit demo; do
+	expect "1.3 $cmd -h" 0 "" -- "$NODUS" "$cmd" -h
+	grep -q "^usage: nodus $cmd" "$tmp/out" || fail "1.3 $cmd -h printed no usage"
+	expect "1.3 $cmd --help" 0 "" -- "$NODUS" "$cmd" --help
+done
+
+# 2.x --opt=value is --opt value; -o is --output
+expect "2.1 plan --output=" 0 "" -- "$NODUS" plan "$tmp/mini/campaign.json" --output="$tmp/plan.json"
+expect "2.2 verify" 0 "" -- "$NODUS" verify "$tmp/plan.json"
+db="$tmp/s.db"
+: >"$db"
+"$NODUS" db migrate "$db" >/dev/null
+python3 - "$db" "$tmp/plan.json" <<'PY'
+import json, sqlite3, sys
+plan = json.load(open(sys.argv[2]))
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO plans VALUES (?, 'mini', ?, 0)", (plan["digest"], json.dumps(plan)))
+db.commit()
+PY
+for form in "--format=json --output=$tmp/a.json" "--format json --output $tmp/b.json" \
+	"--format=json -o $tmp/c.json"; do
+	expect "2.3 report $form" 0 "" -- "$NODUS" report "$db" $form
+done
+cmp -s "$tmp/a.json" "$tmp/b.json" && cmp -s "$tmp/a.json" "$tmp/c.json" || fail "2.3 the forms differ"
+expect "2.4 report --baseline=" 0 "" -- "$NODUS" report "$db" --baseline=isolated --format=csv
+expect "2.5 db info --checkpoint after the store" 0 "^checkpoint: " -- "$NODUS" db info "$db" --checkpoint
+
+# 3.x user errors are exit 2, not 3
+expect "3.1 report -o into a missing directory" 2 "cannot create" -- "$NODUS" report "$db" -o "$tmp/no/such/dir/r.json"
+expect "3.2 run --shard 0/2x" 2 "--shard wants I/N" -- "$NODUS" run "$tmp/plan.json" --db "$tmp/r.db" --shard 0/2x
+expect "3.3 run --shard=2/2" 2 "--shard wants I/N" -- "$NODUS" run "$tmp/plan.json" --db "$tmp/r.db" --shard=2/2
+[ -e "$tmp/r.db" ] && fail "3.x a refused run created its store"
+expect "3.4 db info --checkpoint on migrate" 2 "goes with info" -- "$NODUS" db migrate --checkpoint "$db"
+expect "3.5 verify of a missing plan" 2 "" -- "$NODUS" verify "$tmp/none.json"
+[ "$fails" -eq 0 ] && echo "t0100: all ok" || echo "t0100: $fails failure(s)"
+[ "$fails" -eq 0 ]
