@@ -300,6 +300,64 @@ static size_t fault_offset(const char *text, size_t len, const json_error_t *e)
 	return pos > 0 && pos < len ? pos - 1 : pos;
 }
 
+/* One level of the scan in path_at(). */
+struct path_level {
+	int array;            /* 1: an array, 0: an object */
+	long index;           /* array: index of the current element */
+	char key[64];         /* object: the current member's name ("" before one) */
+};
+
+/* The JSON path ("$.axes.n", "$.inputs[2].init.std") of the value that
+ * the byte at offset belongs to, from a scan of text up to it; a syntax
+ * fault leaves no tree to ask, but the text before it is well formed.
+ * Deeper than 32 levels, the path stops at the 32nd. */
+static void path_at(const char *text, size_t offset, char *out, size_t size)
+{
+	struct path_level st[32];
+	int depth = 0, in_key = 0;
+	size_t klen = 0;
+	for (size_t k = 0; k < offset && text[k]; k++) {
+		char ch = text[k];
+		if (ch == '"') { /* a string: a key when the object awaits one */
+			int key = depth > 0 && depth <= 32 && !st[depth - 1].array && in_key;
+			klen = 0;
+			for (k++; k < offset && text[k] && text[k] != '"'; k++) {
+				if (text[k] == '\\' && k + 1 < offset)
+					k++;
+				if (key && klen + 1 < sizeof(st[0].key))
+					st[depth - 1].key[klen++] = text[k];
+			}
+			if (key) {
+				st[depth - 1].key[klen] = '\0';
+				in_key = 0;
+			}
+		} else if (ch == '{' || ch == '[') {
+			if (depth < 32) {
+				st[depth].array = ch == '[';
+				st[depth].index = 0;
+				st[depth].key[0] = '\0';
+			}
+			depth++;
+			in_key = ch == '{';
+		} else if (ch == '}' || ch == ']') {
+			depth -= depth > 0;
+			in_key = 0;
+		} else if (ch == ',' && depth > 0 && depth <= 32) {
+			if (st[depth - 1].array)
+				st[depth - 1].index++;
+			else
+				in_key = 1;
+		}
+	}
+	size_t n = (size_t)snprintf(out, size, "$");
+	for (int d = 0; d < depth && d < 32 && n < size; d++) {
+		if (st[d].array)
+			n += (size_t)snprintf(out + n, size - n, "[%ld]", st[d].index);
+		else if (st[d].key[0])
+			n += (size_t)snprintf(out + n, size - n, ".%s", st[d].key);
+	}
+}
+
 static int only_space(const char *text, size_t len)
 {
 	for (size_t k = 0; k < len; k++)
@@ -326,21 +384,27 @@ int nodus__spec_parse(const char *file, const char *text, size_t len, json_t **o
 		return 0;
 	}
 	int line, column;
-	nodus__text_line_col(text, len, fault_offset(text, len, &je), &line, &column);
+	char path[256] = "$";
+	size_t at = fault_offset(text, len, &je);
+	nodus__text_line_col(text, len, at, &line, &column);
 	const char *what = "valid JSON";
 	if (strncmp(je.text, "unable to decode byte", 21) == 0)
 		what = "UTF-8 text";
 	else if (strstr(je.text, "duplicate object key"))
 		what = "unique keys in every object";
 	else if (strstr(je.text, "too big integer"))
-		what = "an integer within 64 bits";
+		what = "an integer from -2^63 to 2^63-1 (-9223372036854775808 to "
+		       "9223372036854775807)";
 	else if (strstr(je.text, "real number overflow"))
 		what = "a finite number";
+	/* a number too large: the text before it is sound, so its field is known */
+	if (strstr(je.text, "too big integer") || strstr(je.text, "real number overflow"))
+		path_at(text, at, path, sizeof(path));
 	else if (strstr(je.text, "JSON_ALLOW_NUL"))
 		what = "strings without NUL characters";
 	else if (strstr(je.text, "maximum parsing depth"))
 		what = "JSON nested at most 2048 deep";
-	NODUS_ERR_AT(&e, NODUS_EPARSE, file, line, column, "$", "expected %s, got %s", what,
+	NODUS_ERR_AT(&e, NODUS_EPARSE, file, line, column, path, "expected %s, got %s", what,
 		     je.text);
 	nodus_diags_push(diags, &e);
 	return NODUS_EPARSE;

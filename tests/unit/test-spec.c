@@ -225,7 +225,12 @@ static void test_positions_syntax(void **state)
 	assert_at(&d, "$", 3, 3, "expected unique keys");
 	nodus_diags_release(&d);
 	d = check_text("{\"a\": [1, 2,\n   1e999]}");
-	assert_at(&d, "$", 2, 4, "expected a finite number");
+	assert_at(&d, "$.a[2]", 2, 4, "expected a finite number");
+	nodus_diags_release(&d);
+	/* an overflow names its field, past strings holding brackets, commas
+	 * and escaped quotes; 2^64-1 is not called "not within 64 bits" */
+	d = check_text("{\"s\": \"[,{\\\"\", \"o\": {\"k,\": [{}, {\"n\": 18446744073709551615}]}}");
+	assert_at(&d, "$.o.k,[1].n", 1, 39, "expected an integer from -2^63 to 2^63-1");
 	nodus_diags_release(&d);
 	d = check_text("");
 	assert_at(&d, "$", 1, 1, "got an empty file");
