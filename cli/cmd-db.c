@@ -112,6 +112,14 @@ static int db_merge(const char *path, int n, char **shards)
 		if (same_file(path, shards[i]))
 			return nodus_cli_usage_error("db", "merge: shard '%s' is the store '%s' itself",
 						     shards[i], path);
+	/* every shard must be a store before DB is created or changed */
+	for (int i = 0; i < n; i++) {
+		nodus_store *shard = NULL;
+		int src = nodus_store_open_readonly(shards[i], &shard, &err);
+		nodus_store_close(shard);
+		if (src)
+			return fail(&err);
+	}
 	int rc = nodus_store_open(path, &s, &err);
 	for (int i = 0; !rc && i < n; i++) {
 		int merged = 0, present = 0;

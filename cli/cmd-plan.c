@@ -6,8 +6,10 @@
  * digest, pair count, conditions and the target's declared price.
  * ------------------------------------------------------------------------ */
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "audit/audit.h"
 #include "cmd.h"
@@ -136,6 +138,13 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 	if (!campaign || !out || !out[0])
 		return nodus_cli_usage_error("plan", "expected CAMPAIGN.json -o PLAN.json");
+	/* the audit's cache goes beside the plan: a bad -o must not read as a
+	 * failed audit */
+	char dir[4096];
+	struct stat sb;
+	snprintf(dir, sizeof(dir), "%s", out);
+	if (stat(dirname(dir), &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return nodus_cli_usage_error("plan", "-o %s: '%s' is not a directory", out, dir);
 
 	int audit = audit_campaign(campaign, out, cache, ctx);
 	if (audit)

@@ -68,5 +68,9 @@ expect "3.3 run --shard=2/2" 2 "--shard wants I/N" -- "$NODUS" run "$tmp/plan.js
 [ -e "$tmp/r.db" ] && fail "3.x a refused run created its store"
 expect "3.4 db info --checkpoint on migrate" 2 "goes with info" -- "$NODUS" db migrate --checkpoint "$db"
 expect "3.5 verify of a missing plan" 2 "" -- "$NODUS" verify "$tmp/none.json"
+touch "$tmp/afile"
+expect "3.6 plan -o under a file" 2 "is not a directory" -- "$NODUS" plan "$tmp/mini/campaign.json" -o "$tmp/afile/p.json"
+expect "3.7 db merge of a missing shard" 2 "no such store" -- "$NODUS" db merge "$tmp/new.db" "$tmp/none.db"
+[ -e "$tmp/new.db" ] && fail "3.7 the refused merge created its store"
 [ "$fails" -eq 0 ] && echo "t0100: all ok" || echo "t0100: $fails failure(s)"
 [ "$fails" -eq 0 ]
