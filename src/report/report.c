@@ -265,8 +265,16 @@ static int index_finals(struct ctx *c, nodus_error *err)
 		if (!r->final || !belongs(c, r))
 			continue;
 		int p = find_pair(c, r->pair_id), k = find_cond(c, r->condition);
-		if (p >= 0 && k >= 0)
-			c->final[p * c->n_conds + k] = r;
+		if (p < 0 || k < 0)
+			continue;
+		/* the final record that is not NOT_ISOLATED decides; while there is
+		 * none, the latest final NOT_ISOLATED one (--resume retries those) */
+		const nodus_record **slot = &c->final[p * c->n_conds + k];
+		int decides = r->status != NODUS_STATUS_NOT_ISOLATED;
+		if (!*slot || (decides && (*slot)->status == NODUS_STATUS_NOT_ISOLATED) ||
+		    (decides == ((*slot)->status != NODUS_STATUS_NOT_ISOLATED) &&
+		     r->attempt > (*slot)->attempt))
+			*slot = r;
 	}
 	return 0;
 }
@@ -474,9 +482,14 @@ static json_t *left_out(const struct ctx *c, const struct items *it)
 			json_decref(ids);
 			continue;
 		}
-		char reason[160];
+		char reason[256];
 		if (x == CAT_MISSING)
 			snprintf(reason, sizeof(reason), "no final record under the baseline %s yet",
+				 c->conds[c->base].name);
+		else if (x == CAT_STATUS0 + NODUS_STATUS_NOT_ISOLATED)
+			snprintf(reason, sizeof(reason), "the baseline %s ended NOT_ISOLATED (load beside "
+				 "the pair: the judge's isolation_max_busy_cores on cpu, other "
+				 "processes on the GPU); 'nodus run --resume' tries it again",
 				 c->conds[c->base].name);
 		else
 			snprintf(reason, sizeof(reason), "the baseline %s ended %s: no label to agree "

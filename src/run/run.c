@@ -48,6 +48,7 @@
 #include "plan/plan.h"
 #include "run/build.h"
 #include "run/protocol.h"
+#include "run/retry.h"
 #include "run/run.h"
 #include "run/timed_checks.h"
 #include "store/store.h"
@@ -2374,11 +2375,8 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		if (retry) {
 			next_attempt[p]++;
 			queue[tail++] = p;
-			if (a.status == NODUS_STATUS_NOT_ISOLATED) {
-				/* "later": give the other load time to go away */
-				struct timespec pause = {1, 0};
-				nanosleep(&pause, NULL);
-			}
+			if (a.status == NODUS_STATUS_NOT_ISOLATED) /* "later": the load may go */
+				nodus__not_isolated_pause(a.attempt); /* retry.c */
 		}
 	}
 out:

@@ -163,3 +163,14 @@ CREATE TRIGGER samples_no_delete BEFORE DELETE ON samples
 BEGIN
 	SELECT RAISE(ABORT, 'samples are append-only: delete refused');
 END;
+
+-- @migration 2
+-- A final NOT_ISOLATED record does not decide its pair-condition for good:
+-- the isolation check failed because of load beside the pair, not because
+-- of the pair, so `nodus run --resume` tries it again (docs/store.md). The
+-- outcome of a pair-condition is its final record that is not NOT_ISOLATED,
+-- or, while it has none, its latest final NOT_ISOLATED record. At most one
+-- final record per pair-condition that is not NOT_ISOLATED.
+DROP INDEX records_one_final;
+CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, condition)
+	WHERE final = 1 AND status <> 'NOT_ISOLATED';

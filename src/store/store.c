@@ -816,8 +816,10 @@ int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id
 			 const char *condition, int *attempts, int *has_final, nodus_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, "SELECT COUNT(*), COALESCE(MAX(final), 0) FROM records "
-			    "WHERE plan_digest = ?1 AND pair_id = ?2 AND condition = ?3", &st, err);
+	/* a final NOT_ISOLATED record decides nothing for good: --resume retries it */
+	int rc = prepare(s, "SELECT COUNT(*), COALESCE(MAX(final = 1 AND status <> 'NOT_ISOLATED'), "
+			    "0) FROM records WHERE plan_digest = ?1 AND pair_id = ?2 AND "
+			    "condition = ?3", &st, err);
 	if (rc)
 		return rc;
 	bind_text(st, 1, digest);

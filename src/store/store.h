@@ -137,7 +137,9 @@ int nodus_store_insert_record(nodus_store *s, const nodus_record *r, int64_t *re
 			      nodus_error *err);
 
 /* How far a pair-condition got: *attempts = attempts recorded, *has_final =
- * 1 if a final record exists. */
+ * 1 if a final record decides it: one that is not NOT_ISOLATED (a final
+ * NOT_ISOLATED record failed for load beside the pair, and a resumed run
+ * tries the pair again, at the next attempt number). */
 int nodus_store_progress(nodus_store *s, const char *digest, const char *pair_id,
 			 const char *condition, int *attempts, int *has_final, nodus_error *err);
 

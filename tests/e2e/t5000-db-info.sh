@@ -39,7 +39,7 @@ grep_ok "1.2 message" "not a nodus store" "$tmp/err"
 [ ! -s "$tmp/s.db" ] && echo "ok: 1.3 untouched" || { echo "FAIL: 1.3 info wrote"; fails=$((fails + 1)); }
 "$NODUS" db migrate "$tmp/s.db" >"$tmp/out" 2>"$tmp/err"; check "1.3 migrate" 0 $?
 "$NODUS" db info "$tmp/s.db" >"$tmp/out" 2>"$tmp/err"; check "1.3 info" 0 $?
-grep_ok "1.3 version" "^schema version: 1 " "$tmp/out"
+grep_ok "1.3 version" "^schema version: 2 " "$tmp/out"
 grep_ok "1.3 no records" "^records: 0$" "$tmp/out"
 
 # 2.1 counts after rows are stored

@@ -13,6 +13,8 @@
 #       a -wal without its -shm, and read a store in a directory they
 #       cannot write (as an unprivileged user; as root, through setpriv).
 #   4.x db info --checkpoint folds a writer's WAL into the main file.
+#   5.x a final NOT_ISOLATED record (no retries left) is tried again by
+#       --resume, and the later record decides the pair in the report.
 # ------------------------------------------------------------------------
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
@@ -154,5 +156,34 @@ else
 	echo "ok: 3.4 read-only directory"
 fi
 chmod 755 "$tmp/ro"
+
+# 5.1 one attempt allowed, the first refused as not isolated: final
+# NOT_ISOLATED; --resume tries it again and the report takes the new record
+python3 - "$tmp/suites/cpu/campaign.json" "$tmp/suites/cpu/once-campaign.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["judge"]["max_attempts"] = 1
+c["conditions"] = [{"name": "isolated", "kind": "isolated"}]
+c["pairs"] = c["pairs"][:1]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+"$NODUS" plan "$tmp/suites/cpu/once-campaign.json" -o "$tmp/once.json" >/dev/null || fail "5.1 plan"
+pair=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pairs'][0]['id'])" "$tmp/once.json")
+NODUS_TEST_NOT_ISOLATED_ONCE="$pair" "$NODUS" run "$tmp/once.json" --db "$tmp/once.db" --cache "$tmp/cache" -q ||
+	fail "5.1 first run exited $?"
+"$NODUS" report "$tmp/once.db" --format json -o "$tmp/once1.json" || fail "5.1 report"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r['pairs'][0]['labels']['isolated']; sys.exit(l != 'NOT_ISOLATED')" "$tmp/once1.json" ||
+	fail "5.1 the first run did not end NOT_ISOLATED"
+"$NODUS" run "$tmp/once.json" --db "$tmp/once.db" --cache "$tmp/cache" -q --resume || fail "5.2 resume exited $?"
+python3 - "$tmp/once.db" <<'PY' || fail "5.2 records after --resume"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT attempt, final, status FROM records ORDER BY attempt").fetchall()
+assert [r[:2] for r in rows] == [(1, 1), (2, 1)] and rows[0][2] == "NOT_ISOLATED", rows
+PY
+"$NODUS" report "$tmp/once.db" --format json -o "$tmp/once2.json" || fail "5.2 report"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); l=r['pairs'][0]['labels']['isolated']; sys.exit(l in ('NOT_ISOLATED', 'MISSING'))" "$tmp/once2.json" ||
+	fail "5.2 the report still shows the superseded NOT_ISOLATED record"
+echo "ok: 5.x --resume retries NOT_ISOLATED"
 [ "$fails" -eq 0 ] && echo "t5200: all ok" || echo "t5200: $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -599,6 +599,43 @@ static void test_messages_in_every_format(void **state)
 	nodus_buf_release(&b);
 }
 
+/* A pair-condition whose final NOT_ISOLATED record was retried by a
+ * resumed run is decided by the later record, whichever order they come in. */
+static void test_not_isolated_superseded(void **state)
+{
+	struct fixture *f = *state;
+	fill_basic(f, "2.0");
+	/* p1 isolated: attempt 1 FASTER stays, attempt 2 final NOT_ISOLATED
+	 * (a merge may bring it), then p3: attempt 1 NOT_ISOLATED, 2 SLOWER */
+	add(f, "p1", "isolated", 2, 1, NODUS_STATUS_NOT_ISOLATED, NONE, NAN, NAN, NAN);
+	for (int i = 0; i < f->d.n_records; i++)
+		if (strcmp(f->recs[i].pair_id, "p3") == 0 &&
+		    strcmp(f->recs[i].condition, "isolated") == 0) {
+			f->recs[i].attempt = 2;
+			break;
+		}
+	add(f, "p3", "isolated", 1, 1, NODUS_STATUS_NOT_ISOLATED, NONE, NAN, NAN, NAN);
+	compute(f, NULL);
+	json_t *pairs = json_object_get(f->rep, "pairs");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+				    json_array_get(pairs, 0), "labels"), "isolated")), "FASTER");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+				    json_array_get(pairs, 2), "labels"), "isolated")), "SLOWER");
+	/* while only NOT_ISOLATED exists, it is the outcome, with the knob named */
+	json_decref(f->rep);
+	f->rep = NULL;
+	f->recs[1].status = NODUS_STATUS_NOT_ISOLATED; /* p2 isolated */
+	f->recs[1].label = NONE;
+	compute(f, NULL);
+	json_t *lo = json_object_get(condition(f->rep, "shared"), "left_out");
+	int seen = 0;
+	for (size_t i = 0; i < json_array_size(lo); i++) {
+		const char *why = json_string_value(json_object_get(json_array_get(lo, i), "reason"));
+		seen |= strstr(why, "isolation_max_busy_cores") && strstr(why, "--resume");
+	}
+	assert_true(seen);
+}
+
 static void test_bad_plan(void **state)
 {
 	struct fixture *f = *state;
@@ -630,6 +667,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_is_not_enough_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_task_has_no_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages_in_every_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_isolated_superseded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_plan, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

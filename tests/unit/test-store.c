@@ -363,6 +363,36 @@ static void test_progress(void **state)
 	assert_int_equal(attempts, 0);
 }
 
+/* A final NOT_ISOLATED record decides nothing for good: progress says the
+ * pair-condition is open, a later final record may follow it (that is
+ * what --resume writes), and still only one record that is not
+ * NOT_ISOLATED may be final. */
+static void test_not_isolated_is_retried(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	int attempts = -1, has_final = -1;
+	nodus_record r1 = make_record("w/c/r", "isolated", 1, 1);
+	r1.status = NODUS_STATUS_NOT_ISOLATED;
+	r1.label = NODUS_LABEL_NONE;
+	assert_int_equal(nodus_store_insert_record(f->s, &r1, NULL, &err), 0);
+	assert_int_equal(nodus_store_progress(f->s, DIGEST, "w/c/r", "isolated", &attempts,
+					      &has_final, &err), 0);
+	assert_int_equal(attempts, 1);
+	assert_int_equal(has_final, 0);
+	nodus_record r2 = r1; /* the resumed run's try: busy again */
+	r2.attempt = 2;
+	assert_int_equal(nodus_store_insert_record(f->s, &r2, NULL, &err), 0);
+	nodus_record r3 = make_record("w/c/r", "isolated", 3, 1);
+	assert_int_equal(nodus_store_insert_record(f->s, &r3, NULL, &err), 0);
+	assert_int_equal(nodus_store_progress(f->s, DIGEST, "w/c/r", "isolated", &attempts,
+					      &has_final, &err), 0);
+	assert_int_equal(attempts, 3);
+	assert_int_equal(has_final, 1);
+	nodus_record r4 = make_record("w/c/r", "isolated", 4, 1);
+	assert_int_equal(nodus_store_insert_record(f->s, &r4, NULL, &err), NODUS_EINVAL);
+}
+
 static void test_foreach_order_and_filters(void **state)
 {
 	struct fixture *f = *state;
@@ -582,6 +612,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicates_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_status_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_isolated_is_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreach_order_and_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_and_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pragmas, setup, teardown),
