@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
  * html.c: the report as one self-contained HTML page (no scripts, no
- * external files): the per-pair labels under every condition, and per
- * condition its agreement, kappa, cost, false-fast pairs and a figure -
+ * external files): the per-pair labels under every condition (a cell that
+ * disagrees with a baseline label marked, a failure's message as its
+ * tooltip), every final record's message, and per condition its agreement,
+ * kappa, the matrix as a heatmap, the false-fast pairs with both
+ * intervals, the cost of every attempt, the A/A noise against the tie
+ * margin and a figure -
  * each pair's speedup interval under the condition beside its interval in
  * the baseline, on a log axis, with the tie band shaded. Everything comes
  * from the report document (docs/report.md), nothing is recomputed.
@@ -136,6 +140,144 @@ static void messages_html(nodus_buf *b, const json_t *rep)
 		nodus_buf_adds(b, "</table>");
 }
 
+/* The matrix as a heatmap: cell shade by count, the diagonal (agreement)
+ * green, the rest red; rows are the baseline's outcomes. */
+static void heatmap_html(nodus_buf *b, const json_t *c, const char *base)
+{
+	const json_t *m = json_object_get(c, "matrix");
+	const json_t *cats = json_object_get(m, "categories"), *rows = json_object_get(m, "counts");
+	size_t i, j;
+	json_t *row, *x;
+	json_int_t max = 1;
+	json_array_foreach(rows, i, row)
+		json_array_foreach(row, j, x)
+			if (json_integer_value(x) > max)
+				max = json_integer_value(x);
+	nodus_buf_adds(b, "<table class=\"hm\"><tr><th>");
+	esc(b, base);
+	nodus_buf_adds(b, " &darr; / ");
+	esc(b, sget(c, "name"));
+	nodus_buf_adds(b, " &rarr;</th>");
+	json_array_foreach(cats, i, x) {
+		nodus_buf_adds(b, "<th>");
+		esc(b, json_string_value(x));
+		nodus_buf_adds(b, "</th>");
+	}
+	nodus_buf_adds(b, "</tr>");
+	json_array_foreach(rows, i, row) {
+		nodus_buf_adds(b, "<tr><th>");
+		esc(b, json_string_value(json_array_get(cats, i)));
+		nodus_buf_adds(b, "</th>");
+		json_array_foreach(row, j, x) {
+			json_int_t n = json_integer_value(x);
+			double a = n ? 0.15 + 0.85 * (double)n / (double)max : 0;
+			nodus_buf_addf(b, "<td style=\"background:rgba(%s,%.2f)\">%" JSON_INTEGER_FORMAT
+				       "</td>", i == j ? "40,160,60" : "200,40,40", a, n);
+		}
+		nodus_buf_adds(b, "</tr>");
+	}
+	nodus_buf_adds(b, "</table><p class=\"n\">pairs by outcome: green cells agree, red cells "
+			  "disagree; darker means more pairs</p>");
+}
+
+static void interval_text(nodus_buf *b, const json_t *sp)
+{
+	if (!json_is_object(sp)) {
+		nodus_buf_adds(b, "no interval");
+		return;
+	}
+	nodus_buf_addf(b, "%.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"), num(sp, "hi"));
+}
+
+/* The false-fast pairs (and those whose baseline has no label) with both
+ * intervals. */
+static void false_fast_html(nodus_buf *b, const json_t *c, const char *base)
+{
+	const char *keys[2] = {"false_fast", "fast_unchecked"};
+	const char *titles[2] = {"False fast: FASTER here, not FASTER in ",
+				 "FASTER here, no label in "};
+	for (int k = 0; k < 2; k++) {
+		const json_t *list = json_object_get(c, keys[k]);
+		size_t i;
+		json_t *f;
+		if (json_array_size(list) == 0)
+			continue;
+		nodus_buf_addf(b, "<h3>%s", titles[k]);
+		esc(b, base);
+		nodus_buf_addf(b, " (%zu)</h3><table><tr><th>pair</th><th>here</th><th>", json_array_size(list));
+		esc(b, base);
+		nodus_buf_adds(b, "</th></tr>");
+		json_array_foreach(list, i, f) {
+			nodus_buf_adds(b, "<tr><td>");
+			esc(b, sget(f, "pair"));
+			nodus_buf_adds(b, "</td><td class=\"f\">FASTER ");
+			interval_text(b, json_object_get(f, "speedup"));
+			nodus_buf_addf(b, "</td><td class=\"%s\">", outcome_class(sget(f, "baseline")));
+			esc(b, sget(f, "baseline"));
+			nodus_buf_adds(b, " ");
+			interval_text(b, json_object_get(f, "baseline_speedup"));
+			nodus_buf_adds(b, "</td></tr>");
+		}
+		nodus_buf_adds(b, "</table>");
+	}
+}
+
+/* "12.5", or "unknown" for a null. */
+static void num_or_unknown(nodus_buf *b, const json_t *o, const char *k, const char *fmt)
+{
+	double v = num(o, k);
+	if (isfinite(v))
+		nodus_buf_addf(b, fmt, v);
+	else
+		nodus_buf_adds(b, "unknown");
+}
+
+/* Where the condition's money went, every attempt counted; an unknown
+ * stays unknown, with its reason. */
+static void cost_html(nodus_buf *b, const json_t *c)
+{
+	const json_t *cost = json_object_get(c, "cost");
+	nodus_buf_addf(b, "<table><tr><th>attempts</th><th>retries</th><th>failures</th>"
+			  "<th>device [s]</th><th>compile [s]</th><th>validation [s]</th>"
+			  "<th>USD</th></tr><tr><td>%" JSON_INTEGER_FORMAT "</td><td>%"
+			  JSON_INTEGER_FORMAT "</td><td>%" JSON_INTEGER_FORMAT "</td><td>",
+		       json_integer_value(json_object_get(cost, "attempts")),
+		       json_integer_value(json_object_get(cost, "retries")),
+		       json_integer_value(json_object_get(cost, "failures")));
+	num_or_unknown(b, cost, "device_s", "%.4g");
+	nodus_buf_adds(b, "</td><td>");
+	num_or_unknown(b, cost, "compile_s", "%.4g");
+	nodus_buf_adds(b, "</td><td>");
+	num_or_unknown(b, cost, "validation_s", "%.4g");
+	nodus_buf_adds(b, "</td><td>");
+	num_or_unknown(b, cost, "usd", "%.4g");
+	if (*sget(cost, "usd_reason")) {
+		nodus_buf_adds(b, " (");
+		esc(b, sget(cost, "usd_reason"));
+		nodus_buf_adds(b, ")");
+	}
+	nodus_buf_adds(b, "</td></tr></table>");
+}
+
+/* The A/A noise floor against the tie margin: an interval half-width at
+ * or above ln(1+delta) means the condition cannot tell TIED apart. */
+static void aa_html(nodus_buf *b, const json_t *c, double delta)
+{
+	const json_t *aa = json_object_get(c, "aa_noise");
+	double w = num(aa, "median_log_half_width");
+	if (!isfinite(w)) {
+		nodus_buf_addf(b, "<p>A/A noise: no A/A pair with an interval (%" JSON_INTEGER_FORMAT
+			       " A/A pairs)</p>", json_integer_value(json_object_get(aa, "aa_pairs")));
+		return;
+	}
+	double margin = log1p(delta);
+	nodus_buf_addf(b, "<p>A/A noise: median half-width &plusmn;%.2f%% over %" JSON_INTEGER_FORMAT
+		       " pair(s), against &delta; = %.2f%%: <b class=\"%s\">%s</b></p>",
+		       100 * expm1(w), json_integer_value(json_object_get(aa, "with_interval")),
+		       100 * delta, w < margin ? "t" : "s",
+		       w < margin ? "below the tie margin" : "not below the tie margin");
+}
+
 /* x position of speedup v on a log axis from lo to hi over width w */
 static double xpos(double v, double lo, double hi, double w)
 {
@@ -229,6 +371,8 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			  "padding:2px 6px}.f{background:#cfc}.s{background:#fcc}.t{background:#eef}"
 			  ".a{background:#ffc}.x{background:#ddd}.n{color:#666;font-size:11px}"
 			  "pre{margin:0;white-space:pre-wrap;max-width:60em}"
+			  ".d{outline:2px solid #c00;outline-offset:-2px}.hm td{text-align:center;"
+			  "min-width:3em}"
 			  "</style></head><body><h1>nodus report</h1><p>plan ");
 	esc(b, sget(plan, "digest"));
 	nodus_buf_adds(b, " (");
@@ -252,10 +396,23 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		nodus_buf_adds(b, "</td><td>");
 		esc(b, sget(p, "expect"));
 		nodus_buf_adds(b, "</td>");
+		const char *bo = sget(json_object_get(p, "labels"), base);
 		json_array_foreach(json_object_get(rep, "conditions"), k, c)
 		{
-			const char *o = sget(json_object_get(p, "labels"), sget(c, "name"));
-			nodus_buf_addf(b, "<td class=\"%s\">", outcome_class(o));
+			const char *name = sget(c, "name");
+			const char *o = sget(json_object_get(p, "labels"), name);
+			const char *msg = sget(json_object_get(p, "messages"), name);
+			/* a disagreement with a baseline label is marked */
+			int differs = strcmp(outcome_class(bo), "x") != 0 && strcmp(o, bo) != 0;
+			nodus_buf_addf(b, "<td class=\"%s%s\"", outcome_class(o), differs ? " d" : "");
+			if (*msg) {
+				nodus_buf_adds(b, " title=\"");
+				esc(b, msg);
+				nodus_buf_adds(b, "\"");
+			}
+			nodus_buf_adds(b, ">");
+			if (differs)
+				nodus_buf_adds(b, "&ne; ");
 			esc(b, o);
 			interval_cell(b, json_object_get(json_object_get(p, "speedups"), sget(c, "name")),
 				      delta);
@@ -295,6 +452,10 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		}
 		nodus_buf_adds(b, "</p>");
 		left_out_html(b, c);
+		heatmap_html(b, c, base);
+		false_fast_html(b, c, base);
+		cost_html(b, c);
+		aa_html(b, c, delta);
 		figure(b, rep, sget(c, "name"), base, delta);
 	}
 	nodus_buf_adds(b, "</body></html>\n");

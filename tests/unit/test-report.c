@@ -451,6 +451,21 @@ static void test_render(void **state)
 	assert_non_null(back);
 	assert_non_null(json_object_get(back, "conditions"));
 	json_decref(back);
+	/* HTML: disagreements marked, the matrix as a heatmap, the false-fast
+	 * pairs with both intervals, the cost with the unknown said, A/A noise */
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
+	assert_non_null(strstr(b.data, "<td class=\"f d\">&ne; FASTER 1.2 [1.1, 1.3]")); /* p2 */
+	assert_non_null(strstr(b.data, "<td class=\"f\">FASTER 1.45 [1.3, 1.6]")); /* p1 agrees */
+	assert_non_null(strstr(b.data, "<table class=\"hm\">"));
+	assert_non_null(strstr(b.data, "background:rgba(200,40,40,")); /* a disagreeing cell */
+	assert_non_null(strstr(b.data, "<h3>False fast: FASTER here, not FASTER in isolated (2)"));
+	assert_non_null(strstr(b.data, "<td class=\"f\">FASTER 1.2 [1.1, 1.3]</td><td class=\"t\">"
+				       "TIED 1 [0.99, 1.01]</td>"));
+	assert_non_null(strstr(b.data, "<td>unknown (the plan's target.price_per_device_hour_usd is "
+				       "null (unknown))</td>"));
+	assert_non_null(strstr(b.data, "A/A noise: median half-width &plusmn;"));
+	assert_null(strstr(b.data, "nan"));
 	nodus_buf_release(&b);
 }
 
