@@ -43,7 +43,7 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	@grep -h "^skipped: machine busy" $(ASAN_BUILD)/Testing/Temporary/LastTest.log 2>/dev/null || true
 
-demo: $(BUILD)/nodus
+demo: $(BUILD)/nodus  # writes build/demo/report.html and prints its path
 	$(BUILD)/nodus demo
 
 # libFuzzer on the spec parser; FUZZ_SECONDS (default 60) bounds the run.

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nodus demo [--campaign FILE] [--out DIR] [--cpu] [--resume]\n\n"
 		"Seals the bundled default campaign, runs it under every condition it declares,\n"
-		"prints the text report and writes DIR/report.json (DIR defaults to 'demo'\n"
+		"prints the text report and writes DIR/report.json and the page DIR/report.html\n"
+		"(its path printed last; DIR defaults to 'demo'\n"
 		"beside the nodus binary, i.e. build/demo). Uses suites/cuda/campaign.json when a\n"
 		"GPU is usable, suites/cpu/campaign.json otherwise (--cpu forces the latter).\n"
 		"Each demo starts a fresh record store unless --resume is given.\n");
@@ -116,9 +117,11 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return NODUS_EXIT_INTERNAL;
 	}
 	char plan[PATH_MAX + 16], db[PATH_MAX + 16], report[PATH_MAX + 16], side[PATH_MAX + 32];
+	char page[PATH_MAX + 16];
 	snprintf(plan, sizeof(plan), "%s/plan.json", outdir);
 	snprintf(db, sizeof(db), "%s/records.db", outdir);
 	snprintf(report, sizeof(report), "%s/report.json", outdir);
+	snprintf(page, sizeof(page), "%s/report.html", outdir);
 	if (!resume) {
 		unlink(db);
 		snprintf(side, sizeof(side), "%s-wal", db);
@@ -150,6 +153,10 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 	char *json_argv[] = {"report", db, "--format", "json", "-o", report, NULL};
 	if ((rc = nodus_cmd_report(6, json_argv, ctx)))
 		return rc;
+	char *html_argv[] = {"report", db, "--format", "html", "-o", page, NULL};
+	if ((rc = nodus_cmd_report(6, html_argv, ctx)))
+		return rc;
 	printf("\nnodus demo: plan %s, records %s, JSON report %s\n", plan, db, report);
+	printf("nodus demo: the report page: %s\n", page);
 	return NODUS_EXIT_OK;
 }
