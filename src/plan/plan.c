@@ -581,11 +581,106 @@ static int verify_open(const char *plan_path, json_t **plan_out, char plan_dir[P
 	return rc ? rc : frc;
 }
 
+/* An array entry's id, or its name, or NULL. */
+static const char *entry_name(const json_t *e)
+{
+	const char *id = json_string_value(json_object_get(e, "id"));
+	return id ? id : json_string_value(json_object_get(e, "name"));
+}
+
+/* Appends to b, for one member of the plan document, what differs between
+ * the sealed value and the one the files give now: an object's keys with
+ * both values, an array's entries (by id or name) sealed only or now only. */
+static void describe_member(nodus_buf *b, const char *member, json_t *was, json_t *now)
+{
+	const char *key;
+	json_t *v;
+	if (json_is_object(was) && json_is_object(now)) {
+		json_object_foreach(was, key, v) {
+			json_t *w = json_object_get(now, key);
+			if (json_equal(v, w))
+				continue;
+			size_t flags = JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10);
+			char *a = json_dumps(v, flags);
+			char *n = w ? json_dumps(w, flags) : NULL;
+			nodus_buf_addf(b, "; %s.%s: sealed %.60s, now %.60s", member, key, a ? a : "?",
+				       n ? n : "absent");
+			free(a);
+			free(n);
+		}
+		json_object_foreach(now, key, v)
+			if (!json_object_get(was, key))
+				nodus_buf_addf(b, "; %s.%s: new", member, key);
+		return;
+	}
+	if (json_is_array(was) && json_is_array(now)) {
+		nodus_buf_addf(b, "; %s: %zu sealed, %zu now", member, json_array_size(was),
+			       json_array_size(now));
+		for (int side = 0; side < 2; side++) {
+			json_t *from = side ? now : was, *other = side ? was : now, *e;
+			size_t i;
+			json_array_foreach(from, i, e) {
+				const char *id = entry_name(e);
+				int same = 0, named = 0;
+				size_t j;
+				json_t *o;
+				json_array_foreach(other, j, o) {
+					same |= json_equal(e, o);
+					named |= id && entry_name(o) && strcmp(id, entry_name(o)) == 0;
+				}
+				if (same || (side && named)) /* a changed entry is named once */
+					continue;
+				nodus_buf_addf(b, ", %s %s", named ? "changed" : side ? "new" : "gone",
+					       id ? id : "(an entry)");
+			}
+		}
+		return;
+	}
+	nodus_buf_addf(b, "; %s differs", member);
+}
+
+/* After a file of the plan changed: what the change means for the plan,
+ * from the campaign as its files now resolve (one diag on the plan). Says
+ * nothing when the files no longer load (their faults are for check). */
+static void explain_change(const json_t *plan, const char *plan_dir, const char *plan_path,
+			   nodus_diags *diags)
+{
+	static const char *const members[] = {"pairs", "solutions", "judge", "conditions",
+					      "target", "audit"};
+	char campaign[PATH_MAX];
+	nodus_campaign *c = NULL;
+	nodus_diags ignored = NODUS_DIAGS_INIT;
+	nodus_error e;
+	json_t *now = NULL;
+	nodus_buf b = NODUS_BUF_INIT;
+	const char *rel = json_string_value(json_object_get(plan, "campaign_path"));
+	if (!rel || nodus__path_join(campaign, sizeof(campaign), plan_dir, rel) ||
+	    nodus_campaign_load(campaign, &c, &ignored) || !(now = plan_build(c, plan_dir, &e)))
+		goto out;
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(members); k++)
+		if (!json_equal(json_object_get(plan, members[k]), json_object_get(now, members[k])))
+			describe_member(&b, members[k], json_object_get(plan, members[k]),
+					json_object_get(now, members[k]));
+	diag(diags, NODUS_ECHANGED, plan_path, "$",
+	     "the files now give %s%s; seal the campaign again ('nodus plan %s -o %s'): a new "
+	     "plan, whose records are kept apart from this one's",
+	     b.len ? "another plan" : "the same pairs, judge, conditions and target (only the "
+				     "file bytes changed)",
+	     b.len ? b.data : "", campaign, plan_path);
+out:
+	nodus_buf_release(&b);
+	json_decref(now);
+	nodus_campaign_free(c);
+	nodus_diags_release(&ignored);
+}
+
 int nodus_plan_verify(const char *plan_path, nodus_diags *diags)
 {
 	json_t *plan = NULL;
 	char plan_dir[PATH_MAX];
 	int rc = verify_open(plan_path, &plan, plan_dir, diags);
+	if (rc == NODUS_ECHANGED && plan)
+		explain_change(plan, plan_dir, plan_path, diags);
 	json_decref(plan);
 	return rc;
 }

@@ -87,6 +87,21 @@ out=$("$NODUS" plan bad-campaign.json -o bad-plan.json 2>&1)
 [ $? -eq 2 ] || fail "plan of a bad campaign should exit 2"
 grep -qF 'bad-campaign.json:' <<<"$out" || fail "bad campaign fault not shown: $out"
 [ -e bad-plan.json ] && fail "a plan was written for a bad campaign"
+# verify after a campaign edit says what the edit means for the plan
+cp campaign.json "$tmp/campaign.orig"
+python3 - campaign.json <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.setdefault("judge", {})["tie_margin"] = 0.03
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+out=$("$NODUS" verify plan.json 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "verify after a judge edit: exit $rc, expected 1"
+grep -qF "judge.tie_margin: sealed 0.01, now 0.03" <<<"$out" || fail "verify does not say what changed: $out"
+grep -qF "seal the campaign again ('nodus plan " <<<"$out" || fail "verify does not say what to do: $out"
+cp "$tmp/campaign.orig" campaign.json
+"$NODUS" verify plan.json >/dev/null 2>&1 || fail "verify after restoring the campaign"
+
 # -o never names an input: the campaign (under any name), a task file, a
 # source; each is refused with exit 2, left byte for byte, and no audit cache
 # is made for the refused plan
