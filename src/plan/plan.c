@@ -674,13 +674,24 @@ out:
 	nodus_diags_release(&ignored);
 }
 
+/* explain_change() for a plan whose own digest holds: a plan edited by
+ * hand has nothing to explain, it is simply not sealed. */
+static void explain_if_sealed(const json_t *plan, const char *plan_dir, const char *plan_path,
+			      nodus_diags *diags)
+{
+	char digest[NODUS_SHA256_HEX];
+	const char *want = json_string_value(json_object_get(plan, "digest"));
+	if (plan && want && plan_digest(plan, digest) == 0 && strcmp(digest, want) == 0)
+		explain_change(plan, plan_dir, plan_path, diags);
+}
+
 int nodus_plan_verify(const char *plan_path, nodus_diags *diags)
 {
 	json_t *plan = NULL;
 	char plan_dir[PATH_MAX];
 	int rc = verify_open(plan_path, &plan, plan_dir, diags);
-	if (rc == NODUS_ECHANGED && plan)
-		explain_change(plan, plan_dir, plan_path, diags);
+	if (rc == NODUS_ECHANGED)
+		explain_if_sealed(plan, plan_dir, plan_path, diags);
 	json_decref(plan);
 	return rc;
 }
@@ -720,6 +731,8 @@ int nodus_plan_load(const char *plan_path, nodus_plan **out, nodus_diags *diags)
 	nodus_error e;
 	*out = NULL;
 	int rc = verify_open(plan_path, &plan, plan_dir, diags);
+	if (rc == NODUS_ECHANGED)
+		explain_if_sealed(plan, plan_dir, plan_path, diags);
 	if (rc)
 		goto out;
 	if (nodus__path_join(campaign, sizeof(campaign), plan_dir,

@@ -123,17 +123,21 @@ static void test_verify_changes(void **state)
 	append(f->dir, "solutions/vec_add_ref.c", "\n");
 	append(f->dir, "tasks/vec_add.json", " ");
 	assert_int_equal(nodus_plan_verify(f->plan, &d), NODUS_ECHANGED);
-	assert_int_equal(d.count, 2);
+	assert_int_equal(d.count, 3);
 	assert_non_null(strstr(d.items[0].file, "tasks/vec_add.json"));
 	assert_non_null(strstr(d.items[1].file, "solutions/vec_add_ref.c"));
 	assert_non_null(strstr(d.items[1].message, "expected sha256 "));
+	/* then what the change means: the reference's code changed */
+	assert_string_equal(d.items[2].json_path, "$");
+	assert_non_null(strstr(d.items[2].message, "changed vec_add_ref"));
+	assert_non_null(strstr(d.items[2].message, "seal the campaign again"));
 	nodus_diags_release(&d);
 
 	char path[256];
 	snprintf(path, sizeof(path), "%s/workloads/vec_add_4k.json", f->dir);
 	unlink(path);
 	assert_int_equal(nodus_plan_verify(f->plan, &d), NODUS_ECHANGED);
-	assert_int_equal(d.count, 3);
+	assert_int_equal(d.count, 3); /* the campaign no longer loads: nothing to explain */
 	nodus_diags_release(&d);
 }
 
@@ -174,7 +178,8 @@ static void test_load(void **state)
 	append(f->dir, "solutions/vec_add_unrolled.c", "/* x */\n");
 	assert_int_equal(nodus_plan_load(f->plan, &p, &d), NODUS_ECHANGED);
 	assert_null(p);
-	assert_int_equal(d.count, 1);
+	assert_int_equal(d.count, 2); /* the file, then what it means for the plan */
+	assert_non_null(strstr(d.items[1].message, "changed vec_add_unrolled"));
 	nodus_diags_release(&d);
 }
 
