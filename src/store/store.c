@@ -487,8 +487,8 @@ int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *
 		rc = NODUS_ERR(err, NODUS_EINVAL, "%s: not a nodus store (no schema)", path);
 	if (rc == 0)
 		rc = check_not_newer(s, err);
-	if (rc == 0 && s->version < nodus_store_latest_version())
-		rc = NODUS_ERR(err, NODUS_ESTORE,
+	if (rc == 0 && s->version < nodus_store_latest_version()) /* the user's move: exit 2 */
+		rc = NODUS_ERR(err, NODUS_EINVAL,
 			       "%s: store schema version %d is older than this nodus (%d); "
 			       "migrate it with 'nodus db migrate'", path, s->version,
 			       nodus_store_latest_version());

@@ -85,8 +85,8 @@ int nodus_store_open(const char *path, nodus_store **out, nodus_error *err);
  * (a writer is running, or one was killed) it is read through them
  * (mode=ro); DB-wal without DB-shm is refused (NODUS_EINVAL) with what to
  * do. NODUS_ENOTFOUND if path does not exist; NODUS_EINVAL if it is
- * not a nodus store or its version is newer than this binary's; NODUS_ESTORE
- * if it is older (open it read-write once to migrate it). Writing calls on
+ * not a nodus store or its version is newer than this binary's, or older
+ * (migrate it: open it read-write once, `nodus db migrate`). Writing calls on
  * the handle fail with NODUS_ESTORE. */
 int nodus_store_open_readonly(const char *path, nodus_store **out, nodus_error *err);
 /* Closes the store; NULL is a no-op. A read-write handle first folds the

@@ -66,6 +66,39 @@ for line in "plans: 1" "pairs: 1" "conditions: 1" "targets: 0" "records: 2" \
 	grep_ok "2.1 $line" "^$line\$" "$tmp/out"
 done
 
+# 2.2 a version-1 store (one final record per pair-condition, whatever its
+# status) migrates to version 2 with its records, after which a final
+# NOT_ISOLATED record may be followed by a deciding one
+cp "$tmp/s.db" "$tmp/v1.db"
+python3 - "$tmp/v1.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("DROP INDEX records_one_final; "
+                 "CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, condition)"
+                 " WHERE final = 1; DELETE FROM schema_version WHERE version = 2;")
+db.commit()
+PY
+"$NODUS" db info "$tmp/v1.db" >"$tmp/out" 2>"$tmp/err"; check "2.2 a version-1 store is refused" 2 $?
+grep_ok "2.2 message" "older than this nodus" "$tmp/err"
+"$NODUS" db migrate "$tmp/v1.db" >"$tmp/out" 2>"$tmp/err"; check "2.2 migrate" 0 $?
+grep_ok "2.2 version" "schema version 2" "$tmp/out"
+python3 - "$tmp/v1.db" <<'PY' && echo "ok: 2.2 migrated" || { echo "FAIL: 2.2 migrated store"; fails=$((fails + 1)); }
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+assert db.execute("SELECT COUNT(*) FROM records").fetchone()[0] == 2
+d = "a" * 64
+ins = ("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, rounds, "
+       "looks, compile_cache_hits, target_hash) VALUES (?, 'w/c/r', 'other', ?, 1, ?, 0, 0, 0, '')")
+db.execute(ins, (d, 1, "NOT_ISOLATED"))
+db.execute(ins, (d, 2, "NOT_ISOLATED"))
+db.execute(ins, (d, 3, "CRASH"))
+try:
+    db.execute(ins, (d, 4, "CRASH"))
+    raise SystemExit("a second deciding final record was accepted")
+except sqlite3.IntegrityError:
+    pass
+PY
+
 # 3.1 a store from a newer nodus is refused
 python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); \
 db.execute('INSERT INTO schema_version VALUES (999, 0)'); db.commit()" "$tmp/s.db"
