@@ -39,11 +39,44 @@ struct show_args {
 	const char *condition;    /* only this condition, or NULL */
 };
 
+#define MAX_DECIDING 64
+
 struct show_walk {
 	const char *pair_id;      /* the pair shown */
 	const char *condition;    /* only this condition, or NULL */
 	int shown;                /* attempts printed */
+	int n_cond;               /* entries in cond, deciding */
+	char cond[MAX_DECIDING][64]; /* a condition of the pair ... */
+	int deciding[MAX_DECIDING];  /* ... and the attempt that decides it (0: none yet) */
 };
+
+/* The slot of condition name in w (added when new), or -1 when full. */
+static int cond_slot(struct show_walk *w, const char *name)
+{
+	for (int k = 0; k < w->n_cond; k++)
+		if (strcmp(w->cond[k], name) == 0)
+			return k;
+	if (w->n_cond == MAX_DECIDING)
+		return -1;
+	snprintf(w->cond[w->n_cond], sizeof(w->cond[0]), "%s", name);
+	w->deciding[w->n_cond] = 0;
+	return w->n_cond++;
+}
+
+/* First pass: per condition, the attempt that decides it, as the report
+ * takes it: the final record that is not NOT_ISOLATED, else the latest
+ * final one. */
+static int find_deciding(const nodus_record *r, void *ctx)
+{
+	struct show_walk *w = ctx;
+	int k;
+	if (!r->final || strcmp(r->pair_id, w->pair_id) != 0 || (k = cond_slot(w, r->condition)) < 0)
+		return 0;
+	int decides = r->status != NODUS_STATUS_NOT_ISOLATED;
+	if (decides || w->deciding[k] >= 0)
+		w->deciding[k] = decides ? -r->attempt : r->attempt; /* < 0: settled */
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct show_args *a, int *exit_code)
 {
@@ -171,7 +204,10 @@ static int show_record(const nodus_record *r, void *ctx)
 	    (w->condition && strcmp(r->condition, w->condition) != 0))
 		return 0;
 	w->shown++;
-	printf("\nattempt %d under %s%s: %s", r->attempt, r->condition, r->final ? " (final)" : "",
+	int k = cond_slot(w, r->condition), decides = k < 0 ? 0 : abs(w->deciding[k]);
+	const char *final = !r->final ? "" : decides == r->attempt ? " (final)"
+					  : " (final, then tried again: it does not decide)";
+	printf("\nattempt %d under %s%s: %s", r->attempt, r->condition, final,
 	       nodus_status_name(r->status));
 	if (r->status == NODUS_STATUS_OK)
 		printf(" %s", nodus_label_name(r->label));
@@ -268,8 +304,13 @@ int nodus_cmd_show(int argc, char **argv, const nodus_cli_ctx *ctx)
 		goto out;
 	}
 	print_pair(plan, id);
-	struct show_walk w = {id, a.condition, 0};
-	rc = nodus_store_foreach_record(s, digest, 0, 1, show_record, &w, &err);
+	struct show_walk w;
+	memset(&w, 0, sizeof(w));
+	w.pair_id = id;
+	w.condition = a.condition;
+	rc = nodus_store_foreach_record(s, digest, 0, 0, find_deciding, &w, &err);
+	if (rc == 0)
+		rc = nodus_store_foreach_record(s, digest, 0, 1, show_record, &w, &err);
 	if (rc) {
 		nodus_cli_print_error(&err);
 		exit_code = nodus_cli_exit_for(rc);

@@ -33,7 +33,10 @@ rows = [("w/crash_me/r", "isolated", 1, 0, "TIMEOUT", None, "watchdog: 10 s with
          "worker died: signal 11 (SIGSEGV)\nat the candidate's third call", '{"strays_killed": 1}'),
         ("w/crash_me/r", "shared", 1, 1, "COMPILE_ERROR", None,
          "cand.c:3:1: error: expected ';'\ncand.c:9:5: error: unknown type name 'flaot'", None),
-        ("w/fine/r", "isolated", 1, 1, "OK", "TIED", None, '{"tie_margin": 0.01}')]
+        ("w/fine/r", "isolated", 1, 1, "OK", "TIED", None, '{"tie_margin": 0.01}'),
+        # a final NOT_ISOLATED record that a resumed run tried again
+        ("w/fine/r", "shared", 1, 1, "NOT_ISOLATED", None, "other load", None),
+        ("w/fine/r", "shared", 2, 1, "OK", "FASTER", None, None)]
 for p, cond, att, fin, st, lab, msg, detail in rows:
     db.execute("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, status, "
                "label, speedup, ci_lo, ci_hi, rounds, looks, compile_cache_hits, device_s, "
@@ -67,6 +70,11 @@ grep -q "under isolated" "$tmp/out" && fail "1.2 isolated attempts shown"
 "$NODUS" show "$db" fine >"$tmp/out" || fail "1.3 exit $?"
 grep -q "attempt 1 under isolated (final): OK TIED" "$tmp/out" || fail "1.3 label: $(cat "$tmp/out")"
 grep -q "speedup: 1 \[0.99, 1.01\]" "$tmp/out" || fail "1.3 interval: $(cat "$tmp/out")"
+# 1.4 a final NOT_ISOLATED record tried again says it does not decide
+"$NODUS" show "$db" fine --condition shared >"$tmp/out" || fail "1.4 exit $?"
+grep -q "attempt 1 under shared (final, then tried again: it does not decide): NOT_ISOLATED" "$tmp/out" ||
+	fail "1.4 superseded: $(cat "$tmp/out")"
+grep -q "attempt 2 under shared (final): OK FASTER" "$tmp/out" || fail "1.4 deciding: $(cat "$tmp/out")"
 # 2.x refusals, exit 2
 "$NODUS" show "$db" nope >/dev/null 2>"$tmp/err"; [ $? = 2 ] || fail "2.1 unknown pair"
 grep -q "has no pair 'nope'" "$tmp/err" || fail "2.1 message: $(cat "$tmp/err")"
