@@ -70,6 +70,9 @@ int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("audit", "unexpected argument '%s'", argv[optind]);
 	if (!campaign)
 		return nodus_cli_usage_error("audit", "expected CAMPAIGN.json");
+	int bad = nodus_cli_check_dir("audit", "--cache", cache);
+	if (bad)
+		return bad;
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		return nodus_cli_usage_error("audit", "--format: expected text or json, got '%s'",
 					     format);

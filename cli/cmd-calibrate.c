@@ -127,6 +127,8 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
 	if (!o.plan_path || !o.db_path)
 		return nodus_cli_usage_error("calibrate", "need PLAN and --db DB");
+	if ((ch = nodus_cli_check_dir("calibrate", "--cache", o.cache_dir)))
+		return ch;
 	o.progress = stdout;
 	int rc = nodus_cli_run_plan(&o);
 	if (rc)

@@ -92,6 +92,8 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	if (optind < argc)
 		return nodus_cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
+	if ((ch = nodus_cli_check_dir("demo", "--out", out)))
+		return ch;
 	char suites[PATH_MAX], camp[PATH_MAX + 64], outdir[PATH_MAX], why[1024] = "";
 	suites_dir(ctx->self_path, suites, sizeof(suites));
 	if (!campaign) {
@@ -112,9 +114,9 @@ int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx)
 		snprintf(tmp, sizeof(tmp), "%s", ctx->self_path);
 		snprintf(outdir, sizeof(outdir), "%s/demo", dirname(tmp));
 	}
-	if (mkdir(outdir, 0755) && errno != EEXIST) {
+	if (mkdir(outdir, 0755) && errno != EEXIST) { /* a path the user may have named */
 		fprintf(stderr, "nodus demo: cannot create '%s': %s\n", outdir, strerror(errno));
-		return NODUS_EXIT_INTERNAL;
+		return NODUS_EXIT_USAGE;
 	}
 	char plan[PATH_MAX + 16], db[PATH_MAX + 16], report[PATH_MAX + 16], side[PATH_MAX + 32];
 	char page[PATH_MAX + 16];

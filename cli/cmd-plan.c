@@ -138,6 +138,9 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 	if (!campaign || !out || !out[0])
 		return nodus_cli_usage_error("plan", "expected CAMPAIGN.json -o PLAN.json");
+	int bad = nodus_cli_check_dir("plan", "--cache", cache);
+	if (bad)
+		return bad;
 	/* the audit's cache goes beside the plan: a bad -o must not read as a
 	 * failed audit */
 	char dir[4096];

@@ -98,6 +98,8 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("run", "no plan given");
 	if (!o.db_path)
 		return nodus_cli_usage_error("run", "no --db given");
+	if ((rc = nodus_cli_check_dir("run", "--cache", o.cache_dir)))
+		return rc;
 	return nodus_cli_run_plan(&o);
 }
 

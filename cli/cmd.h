@@ -49,6 +49,11 @@ int nodus_cli_usage_error(const char *cmd, const char *fmt, ...)
  * option, ':': an option without its value) naming the argument, and
  * returns NODUS_EXIT_USAGE. */
 int nodus_cli_option_error(const char *cmd, int ch, int argc, char **argv);
+/* For an option naming a directory the command writes (--cache, --out):
+ * 0 when path is NULL, a directory, or absent with a directory above it;
+ * else prints why (naming opt) and returns NODUS_EXIT_USAGE, so a bad path
+ * is refused before anything is written. */
+int nodus_cli_check_dir(const char *cmd, const char *opt, const char *path);
 /* Prints a nodus_error as "nodus: FILE:LINE:COL: PATH: MESSAGE". */
 void nodus_cli_print_error(const nodus_error *err);
 /* Maps a library error code to an exit status (EINVAL/EPARSE/ENOTFOUND/

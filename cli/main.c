@@ -6,12 +6,14 @@
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -65,6 +67,24 @@ int nodus_cli_option_error(const char *cmd, int ch, int argc, char **argv)
 	if (ch == ':')
 		return nodus_cli_usage_error(cmd, "option '%s' needs a value", arg);
 	return nodus_cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int nodus_cli_check_dir(const char *cmd, const char *opt, const char *path)
+{
+	struct stat sb;
+	char parent[4096];
+	if (!path)
+		return 0;
+	if (stat(path, &sb) == 0)
+		return S_ISDIR(sb.st_mode) ? 0
+					   : nodus_cli_usage_error(cmd, "%s %s: not a directory", opt,
+								   path);
+	snprintf(parent, sizeof(parent), "%s", path);
+	const char *up = dirname(parent);
+	if (stat(up, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return nodus_cli_usage_error(cmd, "%s %s: '%s' is not a directory, so it cannot "
+					     "be created", opt, path, up);
+	return 0;
 }
 
 void nodus_cli_print_error(const nodus_error *err)

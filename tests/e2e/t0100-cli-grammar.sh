@@ -72,5 +72,12 @@ touch "$tmp/afile"
 expect "3.6 plan -o under a file" 2 "is not a directory" -- "$NODUS" plan "$tmp/mini/campaign.json" -o "$tmp/afile/p.json"
 expect "3.7 db merge of a missing shard" 2 "no such store" -- "$NODUS" db merge "$tmp/new.db" "$tmp/none.db"
 [ -e "$tmp/new.db" ] && fail "3.7 the refused merge created its store"
+# 3.8 a --cache or --out under a file: exit 2 before anything is written
+expect "3.8 run --cache" 2 "not a directory" -- "$NODUS" run "$tmp/plan.json" --db "$tmp/c.db" --cache "$tmp/afile/c"
+[ -e "$tmp/c.db" ] && fail "3.8 the refused run created its store"
+expect "3.8 plan --cache" 2 "not a directory" -- "$NODUS" plan "$tmp/mini/campaign.json" -o "$tmp/p2.json" --cache "$tmp/afile/c"
+expect "3.8 audit --cache" 2 "not a directory" -- "$NODUS" audit "$tmp/mini/campaign.json" --cache "$tmp/afile"
+expect "3.8 calibrate --cache" 2 "not a directory" -- "$NODUS" calibrate "$tmp/plan.json" --db "$tmp/c.db" --cache "$tmp/afile/c"
+expect "3.8 demo --out" 2 "not a directory" -- "$NODUS" demo --out "$tmp/afile/d"
 [ "$fails" -eq 0 ] && echo "t0100: all ok" || echo "t0100: $fails failure(s)"
 [ "$fails" -eq 0 ]
