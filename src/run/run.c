@@ -1559,6 +1559,11 @@ static int drive_await(struct drive *d, int role, uint32_t want)
 		int rc = nodus_ipc_read(w->child.result_fd, &type, &d->payload, w->deadline_ns);
 		d->at = nodus_now_ns();
 		int end = rc == NODUS_ETIMEOUT ? DRIVE_TIMEOUT : rc ? DRIVE_DEAD : DRIVE_OK;
+		if (!end && role == NODUS_ROLE_CANDIDATE && is_trial_frame(type) &&
+		    want == NODUS_MSG_OUTPUT) {
+			on_trial_frame(a, type, &d->payload, 0, w); /* judged now */
+			return DRIVE_OK;
+		}
 		if (!end && type == want)
 			return DRIVE_OK;
 		if (!end && type == NODUS_MSG_WARM) {
@@ -1569,11 +1574,6 @@ static int drive_await(struct drive *d, int role, uint32_t want)
 		if (!end && type == NODUS_MSG_READY && role == NODUS_ROLE_REFERENCE) {
 			on_ready(d->x, a, &d->payload);
 			continue;
-		}
-		if (!end && role == NODUS_ROLE_CANDIDATE && is_trial_frame(type) &&
-		    want == NODUS_MSG_OUTPUT) {
-			on_trial_frame(a, type, &d->payload, 0, w);
-			return DRIVE_OK;
 		}
 		if (!end && type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &d->payload, role == NODUS_ROLE_REFERENCE);
@@ -1842,6 +1842,11 @@ static int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc
 	}
 	if (end == DRIVE_OK && a->status != NODUS_STATUS_OK)
 		end = DRIVE_STOPPED; /* the timer failed at the end */
+	int sent = 0;
+	for (int r = 0; r < a->timed.n_checks; r++)
+		sent += a->timed.check[r].sent;
+	json_object_set_new(a->timing, "timed_checks",
+			    json_pack("{s:i,s:i}", "drawn", a->timed.n_checks, "made", sent));
 	drive_stop_timer(&d);
 	nodus_buf_release(&d.payload);
 	return end;
@@ -1964,6 +1969,12 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			json_decref(startup);
 			json_decref(o);
 			got_done = 1;
+			break;
+		} else {
+			/* a frame no worker sends here: candidate code writing to
+			 * the result pipe (a forged timing round, say) */
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "%s worker sent a frame of unknown type %u", who, type);
 			break;
 		}
 		if (!measure && is_trial_frame(type)) {
