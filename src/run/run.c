@@ -1951,6 +1951,16 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			break;
 		} else if (type == NODUS_MSG_DONE) {
 			char bent[400];
+			nodus_clock_view cv;
+			if (measure && !nodus_timed_plan_clock_view(&a->timed, &cv))
+				json_object_set_new(
+					a->detail, "clock",
+					json_pack("{s:[i,i],s:[f,f],s:[f,f],s:[f,f],s:f,s:f}", "batches",
+						  cv.n[0], cv.n[1], "gap_median_us", cv.gap_med[0] * 1e-3,
+						  cv.gap_med[1] * 1e-3, "gap_iqr_us", cv.gap_iqr[0] * 1e-3,
+						  cv.gap_iqr[1] * 1e-3, "host_median_us",
+						  cv.host_med[0] * 1e-3, cv.host_med[1] * 1e-3, "z", cv.z,
+						  "allowed_us", cv.allow * 1e-3));
 			if (measure && nodus_timed_plan_clock_bent(&a->timed, bent, sizeof(bent)))
 				set_status(a, NODUS_STATUS_REWARD_HACK, "clock_crosscheck", "%s", bent);
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);

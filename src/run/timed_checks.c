@@ -19,6 +19,11 @@
 #define CLOCK_SLACK_SHARE 0.05
 #define CLOCK_MIN_BATCHES 3
 #define CLOCK_Z 4.75
+/* times the larger side's interquartile range of gaps: on a busy machine
+ * the orchestrator's reads come late by a spread that can shift with a
+ * side's batch length; a bent clock moves a whole distribution far beyond
+ * its own spread */
+#define CLOCK_SPREAD 1.0
 
 int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t guaranteed,
 			  int64_t max_samples)
@@ -189,6 +194,27 @@ static double rank_z(const double *a, int na, const double *b, int nb)
 	return var > 0 ? (u - mean) / sqrt(var) : 0;
 }
 
+int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (int role = 0; role < 2; role++) {
+		int n = v->n[role] = p->n_batches[role];
+		if (n < CLOCK_MIN_BATCHES)
+			return -1;
+		v->gap_med[role] = quantile_of(p->gap_ns[role], n, 0.5);
+		v->host_med[role] = quantile_of(p->host_ns[role], n, 0.5);
+		v->gap_iqr[role] = quantile_of(p->gap_ns[role], n, 0.75) -
+				   quantile_of(p->gap_ns[role], n, 0.25);
+		if (isnan(v->gap_med[role]) || isnan(v->host_med[role]) || isnan(v->gap_iqr[role]))
+			return -1;
+	}
+	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
+	v->z = rank_z(p->gap_ns[C], v->n[C], p->gap_ns[R], v->n[R]);
+	double spread = v->gap_iqr[C] > v->gap_iqr[R] ? v->gap_iqr[C] : v->gap_iqr[R];
+	v->allow = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v->host_med[C] + CLOCK_SPREAD * spread;
+	return 0;
+}
+
 /* Scheduling delays the orchestrator's reading of a frame, by up to
  * milliseconds on an oversubscribed machine: a late BATCH lengthens its
  * view of a batch, a late START shortens it, on either side alike. A side
@@ -201,30 +227,26 @@ static double rank_z(const double *a, int na, const double *b, int nb)
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size)
 {
 	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
-	int nc = p->n_batches[C], nr = p->n_batches[R];
-	if (nc < CLOCK_MIN_BATCHES || nr < CLOCK_MIN_BATCHES)
+	nodus_clock_view v;
+	if (nodus_timed_plan_clock_view(p, &v))
 		return 0;
-	double gc = quantile_of(p->gap_ns[C], nc, 0.5), gr = quantile_of(p->gap_ns[R], nr, 0.5);
-	double hc = quantile_of(p->host_ns[C], nc, 0.5), hr = quantile_of(p->host_ns[R], nr, 0.5);
-	if (isnan(gc) || isnan(gr) || isnan(hc) || isnan(hr))
-		return 0;
-	double z = rank_z(p->gap_ns[C], nc, p->gap_ns[R], nr);
-	double allow_c = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hc;
-	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hr;
-	if (z > CLOCK_Z && gc - gr > allow_c) {
+	double gc = v.gap_med[C], gr = v.gap_med[R];
+	double spread = v.gap_iqr[C] > v.gap_iqr[R] ? v.gap_iqr[C] : v.gap_iqr[R];
+	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v.host_med[R] + CLOCK_SPREAD * spread;
+	if (v.z > CLOCK_Z && gc - gr > v.allow) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the candidate's timed batches took %.0f us more "
 			 "than it reported, the reference's %.0f us (medians of %d and %d batches; "
 			 "allowed %.0f us; rank test z = %.1f): the candidate's time was bent",
-			 gc * 1e-3, gr * 1e-3, nc, nr, allow_c * 1e-3, z);
+			 gc * 1e-3, gr * 1e-3, v.n[C], v.n[R], v.allow * 1e-3, v.z);
 		return 1;
 	}
-	if (z > CLOCK_Z && gr < -allow_r && gc - gr > allow_r) {
+	if (v.z > CLOCK_Z && gr < -allow_r && gc - gr > allow_r) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the reference's timed batches took %.0f us less "
 			 "than reported (median of %d batches; the candidate's gap %.0f us; allowed "
 			 "%.0f us; rank test z = %.1f): the reference's time was bent",
-			 -gr * 1e-3, nr, gc * 1e-3, allow_r * 1e-3, z);
+			 -gr * 1e-3, v.n[R], gc * 1e-3, allow_r * 1e-3, v.z);
 		return 1;
 	}
 	return 0;
