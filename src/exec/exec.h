@@ -18,7 +18,7 @@
  * fd convention for stdin/stdout/stderr in opts: 0 inherit, -1 make a pipe
  * (the parent's end lands in child.in_fd/out_fd/err_fd), -2 /dev/null,
  * > 0 use that fd. Every other fd is closed in the child: it sees 0, 1, 2
- * and, with want_result_pipe, 3 (and 4 with share_fd). Parent ends are
+ * and, with want_result_pipe, 3 (and 4 with share_fd; 5 with want_clock_socket). Parent ends are
  * close-on-exec. Only
  * async-signal-safe calls run between fork and exec.
  *
@@ -44,6 +44,10 @@ typedef struct nodus_child_opts {
 	int want_result_pipe;      /* 1: child's fd 3 is the write end of a pipe */
 	int share_fd;              /* > 2: this fd of ours is also the child's fd 4
 				    * (with the result pipe only); 0 = none */
+	int want_clock_socket;     /* 1: child's fd 5 is one end of an AF_UNIX
+				    * SOCK_SEQPACKET pair whose other end (clock_fd)
+				    * has SO_TIMESTAMPNS: the kernel stamps each
+				    * message when the child sends it */
 	int64_t rlimit_as_bytes;   /* RLIMIT_AS, 0 = unchanged */
 	int64_t rlimit_cpu_s;      /* RLIMIT_CPU, 0 = unchanged */
 	int64_t rlimit_nofile;     /* RLIMIT_NOFILE, 0 = unchanged */
@@ -70,6 +74,7 @@ typedef struct nodus_child {
 	int out_fd;                /* parent's read end of stdout, or -1 */
 	int err_fd;                /* parent's read end of stderr, or -1 */
 	int result_fd;             /* parent's read end of the child's fd 3, or -1 */
+	int clock_fd;              /* parent's end of the child's fd 5, or -1 */
 	uint64_t started_ns;       /* nodus_now_ns() at start */
 	int64_t peak_rss_bytes;    /* after finish: the child's peak resident memory, 0 if unknown */
 	char dir[128];             /* its private directory, "" = none */

@@ -120,11 +120,28 @@ typedef struct nodus_msg_batch {
 	int32_t status;    /* the entry's first non-zero return, else 0 */
 	int64_t event_ns;  /* the whole batch, as nodus_timing */
 	int64_t host_ns;
+	int64_t wall_ns;   /* the worker's clock from sending START to sending BATCH,
+			    * which the kernel's stamps of the two must agree with */
 	int32_t sm_clock_mhz; /* at the batch's end, 0 unknown */
 	int32_t pad;
 } nodus_msg_batch;
 
 #define NODUS_MAX_BATCH 100000 /* calls per timed batch, at most */
+
+/* START and BATCH travel on the clock socket, the worker's fd 5: an
+ * AF_UNIX SOCK_SEQPACKET pair whose receiving end has SO_TIMESTAMPNS, so
+ * the kernel stamps each when the worker sends it. The orchestrator's view
+ * of a batch is then the kernel's, not the time it got round to reading
+ * the frames: on a busy machine it read START only after the batch had
+ * ended, which made a long batch look short (exec.h, want_clock_socket).
+ * One message per mark; a worker without fd 5 sends them on fd 3. */
+#define NODUS_CLOCK_FD 5
+#define NODUS_CLOCK_MAGIC 0x6b6c636eu
+typedef struct nodus_clock_mark {
+	uint32_t magic;
+	uint32_t type;         /* NODUS_MSG_START or NODUS_MSG_BATCH */
+	nodus_msg_batch batch;
+} nodus_clock_mark;
 
 #define NODUS_ARENA_FD 4
 #define NODUS_ARENA_BYTES ((int64_t)16 << 30) /* sparse: pages exist once written */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -429,6 +430,7 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	o.stdout_fd = -2;
 	o.stderr_fd = -2;
 	o.want_result_pipe = 1;
+	o.want_clock_socket = 1;
 	o.die_with_parent = 1;
 	/* its own session, directory and a minimal environment (exec.h):
 	 * the MPS condition's settings come from worker_env, the rest by
@@ -1550,50 +1552,128 @@ static void drive_stop_timer(struct drive *d)
  * d->payload. A check's outputs are judged on the way (the candidate
  * only). Returns DRIVE_OK, or how it ended: for the timer, its death or
  * failure is the reference's (INVALID_REFERENCE) and ends it here. */
+/* How a side's conversation ended (end != DRIVE_OK): for the timer, its
+ * death or failure is the reference's, and it is ended here. */
+static int drive_fault(struct drive *d, int role, int end)
+{
+	if (role != NODUS_ROLE_REFERENCE)
+		return end;
+	if (end == DRIVE_FAILED)
+		drive_end_timer(d, 0, 1);
+	else if (end == DRIVE_STOPPED)
+		drive_end_timer(d, 1, 0); /* a status is set: just kill it */
+	else
+		drive_end_timer(d, end == DRIVE_TIMEOUT, 0);
+	return DRIVE_STOPPED;
+}
+
+/* Handles one frame of role's result pipe: *matched says it was of type
+ * want (left in d->payload; a check's output is judged here). WARM and the
+ * timer's READY are taken in passing; FAIL and anything else end. */
+static int drive_pipe_frame(struct drive *d, int role, uint32_t want, int *matched)
+{
+	struct attempt *a = d->a;
+	struct worker_proc *w = d->side[role];
+	uint32_t type = 0;
+	*matched = 0;
+	int rc = nodus_ipc_read(w->child.result_fd, &type, &d->payload, w->deadline_ns);
+	int end = rc == NODUS_ETIMEOUT ? DRIVE_TIMEOUT : rc ? DRIVE_DEAD : DRIVE_OK;
+	if (end)
+		return drive_fault(d, role, end);
+	if (want && type == want) {
+		if (role == NODUS_ROLE_CANDIDATE && is_trial_frame(type))
+			on_trial_frame(a, type, &d->payload, 0, w); /* judged now */
+		*matched = 1;
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_WARM) {
+		if (!w->startup[0]) /* its own, the first frame; a later one is ignored */
+			keep_startup(w, &d->payload);
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_READY && role == NODUS_ROLE_REFERENCE) {
+		on_ready(d->x, a, &d->payload);
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_FAIL) {
+		apply_fail_frame(a, &d->payload, role == NODUS_ROLE_REFERENCE);
+		return drive_fault(d, role, DRIVE_FAILED);
+	}
+	set_status(a, NODUS_STATUS_CRASH, "protocol",
+		   "%s worker sent frame %u during timing, where %u was due", side_name(role), type,
+		   want);
+	return drive_fault(d, role, DRIVE_STOPPED);
+}
+
+/* Reads role's result pipe until a frame of type want, left in
+ * d->payload. Returns DRIVE_OK, or how it ended. */
 static int drive_await(struct drive *d, int role, uint32_t want)
+{
+	int matched = 0, end;
+	while (!(end = drive_pipe_frame(d, role, want, &matched)) && !matched)
+		;
+	return end;
+}
+
+/* Reads role's next mark of type want from its clock socket into *out,
+ * with the kernel's time of its sending in d->at (CLOCK_REALTIME ns: only
+ * differences are used). Its result pipe is watched meanwhile: a failure
+ * or a death ends the wait. */
+static int drive_await_mark(struct drive *d, int role, uint32_t want, nodus_msg_batch *out)
 {
 	struct attempt *a = d->a;
 	struct worker_proc *w = d->side[role];
 	for (;;) {
-		uint32_t type = 0;
-		int rc = nodus_ipc_read(w->child.result_fd, &type, &d->payload, w->deadline_ns);
-		d->at = nodus_now_ns();
-		int end = rc == NODUS_ETIMEOUT ? DRIVE_TIMEOUT : rc ? DRIVE_DEAD : DRIVE_OK;
-		if (!end && role == NODUS_ROLE_CANDIDATE && is_trial_frame(type) &&
-		    want == NODUS_MSG_OUTPUT) {
-			on_trial_frame(a, type, &d->payload, 0, w); /* judged now */
-			return DRIVE_OK;
-		}
-		if (!end && type == want)
-			return DRIVE_OK;
-		if (!end && type == NODUS_MSG_WARM) {
-			if (!w->startup[0]) /* its own, the first frame; a later one is ignored */
-				keep_startup(w, &d->payload);
+		uint64_t now = nodus_now_ns();
+		if (now >= w->deadline_ns)
+			return drive_fault(d, role, DRIVE_TIMEOUT);
+		uint64_t left_ms = (w->deadline_ns - now) / 1000000 + 1;
+		struct pollfd p[2] = {{w->child.clock_fd, POLLIN, 0},
+				      {w->child.result_fd, POLLIN, 0}};
+		int n = poll(p, 2, left_ms > 1000 ? 1000 : (int)left_ms);
+		if (n < 0 && errno != EINTR)
+			return drive_fault(d, role, DRIVE_DEAD);
+		if (n <= 0)
+			continue;
+		if (p[1].revents) { /* only a failure or a fault can come this way now */
+			int matched, end = drive_pipe_frame(d, role, 0, &matched);
+			if (end)
+				return end;
 			continue;
 		}
-		if (!end && type == NODUS_MSG_READY && role == NODUS_ROLE_REFERENCE) {
-			on_ready(d->x, a, &d->payload);
+		nodus_clock_mark m;
+		char ctl[CMSG_SPACE(sizeof(struct timespec)) + 64];
+		struct iovec iov = {&m, sizeof(m)};
+		struct msghdr msg;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl;
+		msg.msg_controllen = sizeof(ctl);
+		ssize_t got = recvmsg(w->child.clock_fd, &msg, MSG_DONTWAIT);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		if (got <= 0)
+			return drive_fault(d, role, DRIVE_DEAD);
+		int stamped = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				d->at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+				stamped = 1;
+			}
 		}
-		if (!end && type == NODUS_MSG_FAIL) {
-			apply_fail_frame(a, &d->payload, role == NODUS_ROLE_REFERENCE);
-			end = DRIVE_FAILED;
-		} else if (!end) {
+		if (got != (ssize_t)sizeof(m) || (msg.msg_flags & MSG_TRUNC) ||
+		    m.magic != NODUS_CLOCK_MAGIC || m.type != want || !stamped) {
 			set_status(a, NODUS_STATUS_CRASH, "protocol",
-				   "%s worker sent frame %u during timing, where %u was due",
-				   side_name(role), type, want);
-			end = DRIVE_STOPPED;
+				   "%s worker sent a malformed or unexpected mark on its clock socket "
+				   "(%zd bytes, type %u where %u was due)",
+				   side_name(role), got, m.type, want);
+			return drive_fault(d, role, DRIVE_STOPPED);
 		}
-		if (role == NODUS_ROLE_REFERENCE) {
-			if (end == DRIVE_FAILED)
-				drive_end_timer(d, 0, 1);
-			else if (end == DRIVE_STOPPED)
-				drive_end_timer(d, 1, 0); /* a status is set: just kill it */
-			else
-				drive_end_timer(d, end == DRIVE_TIMEOUT, 0);
-			return DRIVE_STOPPED;
-		}
-		return end;
+		*out = m.batch;
+		return DRIVE_OK;
 	}
 }
 
@@ -1665,29 +1745,30 @@ static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
 	send_timing_cmd(d->side[role], &c);
 	int end;
 	if (k >= 0) {
-		if ((end = drive_await(d, role, NODUS_MSG_START)))
+		if ((end = drive_await_mark(d, role, NODUS_MSG_START, t)))
 			return end;
+		if (t->sample != k || t->role != role) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "the %s worker started batch %lld as sample %lld",
+				   side_name(role), (long long)k, (long long)t->sample);
+			return drive_fault(d, role, DRIVE_STOPPED);
+		}
 		nodus_timed_plan_start(&a->timed, k, role, d->at);
 	}
-	if ((end = drive_await(d, role, NODUS_MSG_BATCH)))
+	if ((end = drive_await_mark(d, role, NODUS_MSG_BATCH, t)))
 		return end;
-	if (d->payload.len != sizeof(*t)) {
-		set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed batch frame");
-		return DRIVE_STOPPED;
-	}
-	memcpy(t, d->payload.data, sizeof(*t));
 	if (t->sample != k || t->role != role ||
-	    (k >= 0 && nodus_timed_plan_batch(&a->timed, k, role, t->host_ns, d->at))) {
+	    (k >= 0 && nodus_timed_plan_batch(&a->timed, k, role, t->wall_ns, d->at))) {
 		set_status(a, NODUS_STATUS_CRASH, "protocol",
 			   "the %s worker answered batch %lld with one of sample %lld",
 			   side_name(role), (long long)k, (long long)t->sample);
-		return DRIVE_STOPPED;
+		return drive_fault(d, role, DRIVE_STOPPED);
 	}
 	if (t->status) {
 		set_status(a, role ? NODUS_STATUS_RUNTIME_ERROR : NODUS_STATUS_INVALID_REFERENCE,
 			   "", "timing: the %s returned %d while timed",
 			   role ? "candidate" : "reference", t->status);
-		return DRIVE_STOPPED;
+		return drive_fault(d, role, DRIVE_STOPPED);
 	}
 	return DRIVE_OK;
 }

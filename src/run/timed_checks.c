@@ -19,11 +19,6 @@
 #define CLOCK_SLACK_SHARE 0.05
 #define CLOCK_MIN_BATCHES 3
 #define CLOCK_Z 4.75
-/* times the larger side's interquartile range of gaps: on a busy machine
- * the orchestrator's reads come late by a spread that can shift with a
- * side's batch length; a bent clock moves a whole distribution far beyond
- * its own spread */
-#define CLOCK_SPREAD 1.0
 
 int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t guaranteed,
 			  int64_t max_samples)
@@ -210,20 +205,23 @@ int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v)
 	}
 	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
 	v->z = rank_z(p->gap_ns[C], v->n[C], p->gap_ns[R], v->n[R]);
-	double spread = v->gap_iqr[C] > v->gap_iqr[R] ? v->gap_iqr[C] : v->gap_iqr[R];
-	v->allow = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v->host_med[C] + CLOCK_SPREAD * spread;
+	v->allow = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v->host_med[C];
 	return 0;
 }
 
-/* Scheduling delays the orchestrator's reading of a frame, by up to
- * milliseconds on an oversubscribed machine: a late BATCH lengthens its
- * view of a batch, a late START shortens it, on either side alike. A side
- * that reports less than it took moves its whole distribution. So a side
- * is called bent only when its gaps are larger than the other side's
- * beyond doubt (a rank test at z > CLOCK_Z, about one honest pair in a
- * million) and by more than the allowance (medians). On a machine so busy
- * that the orchestrator's reads are late by more than a batch lasts, the
- * test loses its power, never its false-alarm rate. */
+/* The orchestrator's view of a batch is the kernel's: the times at which
+ * the worker sent its START and BATCH marks (protocol.h, the clock
+ * socket), against the worker's own clock between the two sends. Reading
+ * the marks when the orchestrator got round to it made a long batch look
+ * short on a busy machine (START read only after the batch ended), and
+ * honest candidates were called bent. What is left in an honest gap is the
+ * worker being preempted between a send and its clock read, on either
+ * side alike. A side that reports less than it took moves its whole
+ * distribution. So a side is called bent only when its gaps are larger
+ * than the other side's beyond doubt (a rank test at z > CLOCK_Z, about
+ * one honest pair in a million) and by more than the allowance (medians).
+ * On a machine so busy that preemptions swamp the gaps, the test loses its
+ * power, not its false-alarm rate. */
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size)
 {
 	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
@@ -231,8 +229,7 @@ int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg
 	if (nodus_timed_plan_clock_view(p, &v))
 		return 0;
 	double gc = v.gap_med[C], gr = v.gap_med[R];
-	double spread = v.gap_iqr[C] > v.gap_iqr[R] ? v.gap_iqr[C] : v.gap_iqr[R];
-	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v.host_med[R] + CLOCK_SPREAD * spread;
+	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v.host_med[R];
 	if (v.z > CLOCK_Z && gc - gr > v.allow) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the candidate's timed batches took %.0f us more "

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1017,6 +1018,25 @@ static void streams_stop(struct streams *st, json_t *timing)
 	json_object_set_new(timing, "streams_ok", json_boolean(rc == 0));
 }
 
+static int clock_fd = -1; /* NODUS_CLOCK_FD when the orchestrator gave one */
+
+/* A START or BATCH mark, on the clock socket (protocol.h). */
+static int send_mark(uint32_t type, const nodus_msg_batch *msg)
+{
+	if (clock_fd < 0)
+		return nodus_ipc_write(RESULT_FD, type, msg, sizeof(*msg));
+	nodus_clock_mark m;
+	memset(&m, 0, sizeof(m));
+	m.magic = NODUS_CLOCK_MAGIC;
+	m.type = type;
+	m.batch = *msg;
+	ssize_t n;
+	do
+		n = send(clock_fd, &m, sizeof(m), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m) ? 0 : NODUS_EIO;
+}
+
 /* One timed batch (a 'b' command): the sample's perturbation applied to
  * its window, every output of the window poisoned, the cache flushed,
  * START, the calls back to back, BATCH with what was measured. Whether a
@@ -1049,8 +1069,9 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 	memset(&msg, 0, sizeof(msg));
 	msg.sample = cmd->sample;
 	msg.role = role;
-	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_START, &msg, sizeof(msg)))
+	if (send_mark(NODUS_MSG_START, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	uint64_t marked = nodus_now_ns();
 	nodus_timing t;
 	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, &t, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
@@ -1061,7 +1082,8 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 	msg.event_ns = t.event_ns;
 	msg.host_ns = t.host_ns;
 	msg.sm_clock_mhz = t.sm_clock_mhz;
-	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_BATCH, &msg, sizeof(msg)))
+	msg.wall_ns = (int64_t)(nodus_now_ns() - marked);
+	if (send_mark(NODUS_MSG_BATCH, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	return 0;
 }
@@ -1085,7 +1107,7 @@ static int warm_batch(struct worker *w, struct timing_set *ts, struct solution_h
 	msg.event_ns = t.event_ns;
 	msg.host_ns = t.host_ns;
 	msg.sm_clock_mhz = t.sm_clock_mhz;
-	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_BATCH, &msg, sizeof(msg)))
+	if (send_mark(NODUS_MSG_BATCH, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	return 0;
 }
@@ -1496,6 +1518,9 @@ int nodus_worker_main(const char *preopen_backend)
 	 * come through the pipe, whose bytes are fixed once sent. Only a
 	 * regular file of the arena's size is ours: without one, fd 4 may be
 	 * a descriptor the CUDA driver opened. */
+	struct stat cs;
+	if (fstat(NODUS_CLOCK_FD, &cs) == 0 && S_ISSOCK(cs.st_mode))
+		clock_fd = NODUS_CLOCK_FD;
 	struct stat arena;
 	if (fstat(NODUS_ARENA_FD, &arena) == 0 && S_ISREG(arena.st_mode) &&
 	    (int64_t)arena.st_size == NODUS_ARENA_BYTES) {
