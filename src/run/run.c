@@ -2129,6 +2129,12 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 		return rc;
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
+	if (!r.ok && r.hack) {
+		/* it made the tool chain read what no solution may: not a mistake */
+		set_status(a, NODUS_STATUS_REWARD_HACK, r.guard,
+			   "candidate '%s' was refused at build: %.600s", a->cand->name, r.log);
+		return 0;
+	}
 	if (!r.ok) {
 		set_status(a, NODUS_STATUS_COMPILE_ERROR, r.guard[0] ? r.guard : "compile",
 			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
