@@ -19,8 +19,13 @@
  * system libraries only (no writing, no executing, no TCP, no signals out:
  * this covers the reference's ELF constructors, which run at dlopen), loads
  * the reference, allocates everything, and locks down with the worker's
- * syscall filter (nodus_sandbox_lock_down, cpu only: the CUDA driver needs
- * calls it forbids) before the first call of reference code. It answers
+ * syscall filter (nodus_sandbox_lock_down) before the first call of
+ * reference code. A cuda reference gets what a cuda oracle worker gets
+ * instead (the CUDA driver needs calls the cpu filters forbid): the cuda
+ * profile (nodus_sandbox_opts_cuda, nodus_sandbox_prepare: census,
+ * capabilities, Landlock, the cuda filter) before its dlopen, and the
+ * census check after it; NODUS_CUDA_SANDBOX=0 turns it off, as for
+ * workers. It answers
  * with one JSON text in one frame on its result pipe; the parent only
  * parses it, with a deadline, then kills the process group and removes the
  * directory.
@@ -390,6 +395,34 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 	return rc;
 }
 
+/* A cuda reference gets the cuda workers' profile (nodus_sandbox_opts_cuda:
+ * the census, non-dumpable, no capabilities, Landlock reading its object,
+ * the system and CUDA libraries and the driver's files, writing only this
+ * process's directory and /dev, then the cuda filter), after the context
+ * exists and before its dlopen, as a cuda oracle worker has it. */
+static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, char *why, size_t size)
+{
+	const char *files[] = {so_path, NULL}, *dirs[2];
+	char cwd[PATH_MAX];
+	nodus_sandbox_opts o;
+	nodus_error err = {0};
+	nodus_sandbox_opts_cuda(&o, files, getcwd(cwd, sizeof(cwd)), dirs);
+	if (!o.write_dir || nodus_sandbox_prepare(sb, &o, &err) == 0)
+		return o.write_dir ? 0 : (snprintf(why, size, "cannot confine the audit process: "
+						   "no working directory"), -1);
+	snprintf(why, size, "cannot confine the audit process: %s", err.message);
+	return -1;
+}
+
+int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path, char *why,
+			 size_t size)
+{
+	nodus_sandbox_state_init(sb);
+	if (backend == NODUS_BACKEND_CPU)
+		return confine_loading(so_path, why, size);
+	return nodus_sandbox_cuda_off() ? 0 : confine_cuda(sb, so_path, why, size);
+}
+
 /* Everything the child does; returns its findings or a reason to skip. */
 static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 			   const nodus_solution *s, const char *so_path)
@@ -426,7 +459,9 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		json_object_set_new(res, "run", json_string("available"));
 		return res;
 	}
-	if (s->backend == NODUS_BACKEND_CPU && confine_loading(so_path, why, sizeof(why))) {
+	nodus_sandbox_state sb;
+	int cuda_sandboxed = s->backend == NODUS_BACKEND_CUDA && !nodus_sandbox_cuda_off();
+	if (nodus__audit_confine(&sb, s->backend, so_path, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
 		return res;
 	}
@@ -437,6 +472,13 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 							     dlerror()));
 		return res;
 	}
+	if (cuda_sandboxed && nodus_sandbox_check_loaded(&sb, why, sizeof(why))) {
+		json_object_set_new(res, "run",
+				    json_sprintf("failed: loading the reference left %s (guard "
+						 "load_census)", why));
+		return res;
+	}
+	nodus_sandbox_state_release(&sb);
 	memcpy(&r.entry, &sym, sizeof(sym));
 	nodus__instance_axes(r.t, w, 0, r.axes);
 	for (int a = 0; a < r.t->n_axes; a++)
@@ -533,7 +575,7 @@ int nodus_audit_worker_main(int argc, char **argv)
 static void audit_env(const char *dir, char store[][1100], const char **env)
 {
 	static const char *const passed[] = {"NODUS_CUDA_BACKEND", "CUDA_VISIBLE_DEVICES",
-					     "LD_LIBRARY_PATH"};
+					     "LD_LIBRARY_PATH", "NODUS_CUDA_SANDBOX"};
 	int n = 0;
 	snprintf(store[n], 1100, "PATH=/usr/local/bin:/usr/bin:/bin");
 	env[n] = store[n];
@@ -574,8 +616,8 @@ static json_t *call_in_sandbox(const nodus_campaign *c, const nodus_workload *w,
 			       const nodus_audit_opts *o)
 {
 	char dir[] = "/tmp/nodus-audit-XXXXXX", campaign[PATH_MAX], so[PATH_MAX] = "-";
-	char wi[16], si[16], env_store[8][1100];
-	const char *env[8];
+	char wi[16], si[16], env_store[10][1100];
+	const char *env[10];
 	if (!realpath(c->file, campaign) || (strcmp(so_path, "-") && !realpath(so_path, so)) ||
 	    !mkdtemp(dir))
 		return json_pack("{s:s}", "run", "failed: cannot prepare the audit process");

@@ -175,6 +175,18 @@ typedef struct nodus_sandbox_state {
 	int n_fds;
 } nodus_sandbox_state;
 
+/* The cuda profile's options, the same for every cuda process that loads
+ * solution code (a cuda worker, the audit of a cuda reference): the
+ * solutions' objects read_files and the writable write_dir (both
+ * borrowed), and the MPS pipe directory, read-write, from
+ * $CUDA_MPS_PIPE_DIRECTORY when set (dirs: the caller's storage for that
+ * list, kept alive as long as o). */
+void nodus_sandbox_opts_cuda(nodus_sandbox_opts *o, const char *const *read_files,
+			     const char *write_dir, const char *dirs[2]);
+/* 1 when NODUS_CUDA_SANDBOX=0 turns the cuda profile off (docs/sandbox.md:
+ * should an H200 driver need something it refuses). */
+int nodus_sandbox_cuda_off(void);
+
 void nodus_sandbox_state_init(nodus_sandbox_state *s);
 /* Closes the census's fds (lock_down does it too). */
 void nodus_sandbox_state_release(nodus_sandbox_state *s);

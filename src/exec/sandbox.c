@@ -442,6 +442,25 @@ static int drop_capabilities(void)
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
+void nodus_sandbox_opts_cuda(nodus_sandbox_opts *o, const char *const *read_files,
+			     const char *write_dir, const char *dirs[2])
+{
+	const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
+	dirs[0] = mps && *mps ? mps : NULL;
+	dirs[1] = NULL;
+	memset(o, 0, sizeof(*o));
+	o->cuda = 1;
+	o->read_files = read_files;
+	o->write_dir = write_dir;
+	o->cuda_dirs = dirs[0] ? dirs : NULL;
+}
+
+int nodus_sandbox_cuda_off(void)
+{
+	const char *v = getenv("NODUS_CUDA_SANDBOX");
+	return v && strcmp(v, "0") == 0;
+}
+
 void nodus_sandbox_state_init(nodus_sandbox_state *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -317,8 +317,7 @@ static json_t *ids_json(const int *ids, int n)
  * need something they refuse. */
 static int cuda_sandbox_off(void)
 {
-	const char *v = getenv("NODUS_CUDA_SANDBOX");
-	return v && strcmp(v, "0") == 0;
+	return nodus_sandbox_cuda_off();
 }
 
 enum job_role { JOB_ORACLE, JOB_MEASURE, JOB_TIMER };

@@ -1258,14 +1258,11 @@ static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_
 	files[0] = json_string_value(json_object_get(
 		json_object_get(w->job, w->is_measure ? "candidate" : "reference"), "so"));
 	char cwd[1024];
-	const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
-	const char *dirs[] = {mps, NULL};
-	nodus_sandbox_opts o = {
-		.cuda = strcmp(w->ops->name, "cuda") == 0,
-		.read_files = files[0] ? files : NULL,
-		.write_dir = getcwd(cwd, sizeof(cwd)),
-		.cuda_dirs = mps ? dirs : NULL,
-	};
+	const char *dirs[2];
+	const char *const *read = files[0] ? files : NULL;
+	nodus_sandbox_opts o = {.read_files = read, .write_dir = getcwd(cwd, sizeof(cwd))};
+	if (strcmp(w->ops->name, "cuda") == 0)
+		nodus_sandbox_opts_cuda(&o, read, o.write_dir, dirs);
 	return nodus_sandbox_prepare(sb, &o, err);
 }
 
