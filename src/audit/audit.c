@@ -22,10 +22,11 @@
  * syscall filter (nodus_sandbox_lock_down) before the first call of
  * reference code. A cuda reference gets what a cuda oracle worker gets
  * instead (the CUDA driver needs calls the cpu filters forbid): the cuda
- * profile (nodus_sandbox_opts_cuda, nodus_sandbox_prepare: census,
- * capabilities, Landlock, the cuda filter) before its dlopen, and the
- * census check after it; NODUS_CUDA_SANDBOX=0 turns it off, as for
- * workers. It answers
+ * profile (nodus_sandbox_before_driver before the backend opens, so the
+ * driver's threads are confined too; then nodus_sandbox_opts_cuda,
+ * nodus_sandbox_prepare: census, capabilities, Landlock, the cuda filter)
+ * before its dlopen, and the census check after it; NODUS_CUDA_SANDBOX=0
+ * turns it off, as for workers. It answers
  * with one JSON text in one frame on its result pipe; the parent only
  * parses it, with a deadline, then kills the process group and removes the
  * directory.
@@ -400,13 +401,15 @@ static int confine_loading(const char *so_path, char *why, size_t size)
  * the system and CUDA libraries and the driver's files, writing only this
  * process's directory and /dev, then the cuda filter), after the context
  * exists and before its dlopen, as a cuda oracle worker has it. */
-static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, char *why, size_t size)
+static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, int driver_confined,
+			char *why, size_t size)
 {
 	const char *files[] = {so_path, NULL}, *dirs[2];
 	char cwd[PATH_MAX];
 	nodus_sandbox_opts o;
 	nodus_error err = {0};
 	nodus_sandbox_opts_cuda(&o, files, getcwd(cwd, sizeof(cwd)), dirs);
+	o.driver_confined = driver_confined;
 	if (!o.write_dir || nodus_sandbox_prepare(sb, &o, &err) == 0)
 		return o.write_dir ? 0 : (snprintf(why, size, "cannot confine the audit process: "
 						   "no working directory"), -1);
@@ -414,13 +417,38 @@ static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, char *why,
 	return -1;
 }
 
-int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path, char *why,
-			 size_t size)
+int nodus__audit_before_driver(const char *so_path, int *confined, char *why, size_t size)
+{
+	*confined = 0;
+	if (nodus_sandbox_cuda_off())
+		return 0;
+	char cwd[PATH_MAX], lib[PATH_MAX];
+	const char *dirs[2], *extra[3] = {NULL, NULL, NULL};
+	int n = 0;
+	if (strcmp(so_path, "-") != 0)
+		extra[n++] = so_path;
+	nodus_error err = {0};
+	if (nodus_backend_cuda_path(lib, sizeof(lib), &err) == 0)
+		extra[n++] = lib;
+	nodus_sandbox_opts o;
+	nodus_sandbox_opts_cuda(&o, NULL, getcwd(cwd, sizeof(cwd)), dirs);
+	int abi = 0;
+	if (!o.write_dir || nodus_sandbox_before_driver(&o, extra, &abi, &err)) {
+		snprintf(why, size, "cannot confine the audit process before the CUDA driver: %s",
+			 o.write_dir ? err.message : "no working directory");
+		return -1;
+	}
+	*confined = abi > 0;
+	return 0;
+}
+
+int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path,
+			 int driver_confined, char *why, size_t size)
 {
 	nodus_sandbox_state_init(sb);
 	if (backend == NODUS_BACKEND_CPU)
 		return confine_loading(so_path, why, size);
-	return nodus_sandbox_cuda_off() ? 0 : confine_cuda(sb, so_path, why, size);
+	return nodus_sandbox_cuda_off() ? 0 : confine_cuda(sb, so_path, driver_confined, why, size);
 }
 
 /* Everything the child does; returns its findings or a reason to skip. */
@@ -440,6 +468,12 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.fill_threads = s->backend == NODUS_BACKEND_CPU ? 1 : 8;
 	if (s->backend == NODUS_BACKEND_CPU)
 		nodus_judge_single_threaded(); /* large outputs: no scan threads either */
+	int driver_confined = 0;
+	if (s->backend == NODUS_BACKEND_CUDA &&
+	    nodus__audit_before_driver(so_path, &driver_confined, why, sizeof(why))) {
+		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
+		return res;
+	}
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		if (nodus_backend_cuda_load(&r.ops, &err)) {
 			nodus_error_format(&err, why, sizeof(why));
@@ -461,7 +495,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	}
 	nodus_sandbox_state sb;
 	int cuda_sandboxed = s->backend == NODUS_BACKEND_CUDA && !nodus_sandbox_cuda_off();
-	if (nodus__audit_confine(&sb, s->backend, so_path, why, sizeof(why))) {
+	if (nodus__audit_confine(&sb, s->backend, so_path, driver_confined, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
 		return res;
 	}

@@ -69,8 +69,13 @@ int nodus_audit_worker_main(int argc, char **argv);
  * holds the census for nodus_sandbox_check_loaded; nothing when
  * NODUS_CUDA_SANDBOX=0). sb is initialised either way; release it with
  * nodus_sandbox_state_release. 0, or -1 with why filled. */
-int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path, char *why,
-			 size_t size);
+int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path,
+			 int driver_confined, char *why, size_t size);
+/* Internal, cuda, before the backend opens: Landlock while the process has
+ * one thread (nodus_sandbox_before_driver, as a cuda worker does), with
+ * so_path ("-" for none) and the backend's library readable. *confined: 1
+ * when it holds (pass it to nodus__audit_confine). 0, or -1 with why. */
+int nodus__audit_before_driver(const char *so_path, int *confined, char *why, size_t size);
 
 /* The report as text, one block per task and workload. */
 void nodus_audit_print(const json_t *report, FILE *f);

@@ -420,7 +420,10 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 {
 	const nodus_judge *j = &x->c->judge;
 	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
-	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu", NULL};
+	/* a cuda worker confines itself before its driver starts, with the
+	 * cache its objects will come from readable */
+	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu",
+			      cuda && !cuda_sandbox_off() ? x->cache_dir : NULL, NULL};
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
@@ -2849,6 +2852,10 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		if (getcwd(cwd, sizeof(cwd)))
 			snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/%s", cwd, rel);
 	}
+	/* there before any worker: a cuda worker's Landlock, put on as it
+	 * starts, grants nothing for a directory that does not exist yet (a
+	 * failure is the first build's to report) */
+	mkdir(x.cache_dir, 0755);
 	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;

@@ -84,7 +84,7 @@ static int run_confined(int backend, check_fn fn)
 	if (pid == 0) {
 		nodus_sandbox_state sb;
 		char why[512];
-		if (chdir(work) || nodus__audit_confine(&sb, backend, obj, why, sizeof(why))) {
+		if (chdir(work) || nodus__audit_confine(&sb, backend, obj, 0, why, sizeof(why))) {
 			dprintf(2, "confine: %s\n", why);
 			_exit(CONFINE_FAILED);
 		}
