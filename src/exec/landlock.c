@@ -163,8 +163,16 @@ int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err)
 
 int nodus_landlock_enforce_all_threads(nodus_landlock *ll, int *all, nodus_error *err)
 {
-	*all = ll->abi >= 8;
-	return enforce(ll, *all ? LL_RESTRICT_SELF_TSYNC : 0, err);
+	*all = 0;
+	if (ll->abi >= 8 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    syscall(SYS_landlock_restrict_self, ll->fd, LL_RESTRICT_SELF_TSYNC) == 0) {
+		*all = 1;
+		nodus_landlock_close(ll);
+		return 0;
+	}
+	/* no TSYNC (an older kernel, or one that refuses it): this thread and
+	 * the threads it makes, as the caller then records */
+	return enforce(ll, 0, err);
 }
 
 void nodus_landlock_close(nodus_landlock *ll)

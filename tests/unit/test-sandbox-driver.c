@@ -21,7 +21,9 @@
  *      known yet); the state says driver_confined, and landlock_tsync as
  *      the kernel has it;
  *   3. a process that already has a second thread is refused, naming the
- *      count, and stays unconfined.
+ *      count, and stays unconfined;
+ *   4. the cuda profile's options (nodus_sandbox_opts_cuda) carry the MPS
+ *      pipe directory exactly when $CUDA_MPS_PIPE_DIRECTORY is set.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <fcntl.h>
@@ -261,12 +263,34 @@ static void test_refused_when_threaded(void **state)
 	assert_int_equal(in_child(refused_when_threaded), 0);
 }
 
+/* 4. the profile's options: the MPS pipe directory when it is set */
+static void test_opts_cuda(void **state)
+{
+	(void)state;
+	const char *dirs[2], *files[] = {job_so, NULL};
+	nodus_sandbox_opts o;
+	unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+	nodus_sandbox_opts_cuda(&o, files, work, dirs);
+	assert_int_equal(o.cuda, 1);
+	assert_ptr_equal(o.read_files, files);
+	assert_string_equal(o.write_dir, work);
+	assert_null(o.cuda_dirs);
+	assert_int_equal(o.driver_confined, 0);
+	setenv("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nodus-mps-pipe", 1);
+	nodus_sandbox_opts_cuda(&o, files, work, dirs);
+	unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+	assert_non_null(o.cuda_dirs);
+	assert_string_equal(o.cuda_dirs[0], "/tmp/nodus-mps-pipe");
+	assert_null(o.cuda_dirs[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hole_without),
 		cmocka_unit_test(test_covered_with),
 		cmocka_unit_test(test_refused_when_threaded),
+		cmocka_unit_test(test_opts_cuda),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
