@@ -451,6 +451,38 @@ int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_pa
 	return nodus_sandbox_cuda_off() ? 0 : confine_cuda(sb, so_path, driver_confined, why, size);
 }
 
+/* Opens the reference's backend into r: 0, or -1 with res's "run" set. A
+ * cuda reference's process confines itself first, before the driver
+ * starts (nodus__audit_before_driver); the probe ("-") loads no reference
+ * code and does not, so that "no GPU" (skipped) stays apart from "the
+ * driver does not start under the sandbox" (failed: the probe opened it). */
+static int open_backend(struct ref_run *r, const nodus_solution *s, const char *so_path,
+			int *driver_confined, json_t *res)
+{
+	nodus_error err = {0};
+	char why[1024];
+	int cuda = s->backend == NODUS_BACKEND_CUDA, probe = strcmp(so_path, "-") == 0;
+	*driver_confined = 0;
+	if (cuda && !probe && nodus__audit_before_driver(so_path, driver_confined, why, sizeof(why))) {
+		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
+		return -1;
+	}
+	int rc = cuda ? nodus_backend_cuda_load(&r->ops, &err) : (r->ops = nodus_backend_cpu(), 0);
+	if (!rc)
+		rc = r->ops->open(&r->dev, &err);
+	if (!rc)
+		return 0;
+	nodus_error_format(&err, why, sizeof(why));
+	if (cuda && !probe)
+		json_object_set_new(res, "run",
+				    json_sprintf("failed: the cuda backend does not start under the "
+						 "audit's sandbox, although it did without (%s)", why));
+	else
+		json_object_set_new(res, "run", json_sprintf("skipped: no %s (%s)",
+							     r->ops ? "GPU" : "cuda backend", why));
+	return -1;
+}
+
 /* Everything the child does; returns its findings or a reason to skip. */
 static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 			   const nodus_solution *s, const char *so_path)
@@ -469,25 +501,8 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	if (s->backend == NODUS_BACKEND_CPU)
 		nodus_judge_single_threaded(); /* large outputs: no scan threads either */
 	int driver_confined = 0;
-	if (s->backend == NODUS_BACKEND_CUDA &&
-	    nodus__audit_before_driver(so_path, &driver_confined, why, sizeof(why))) {
-		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
+	if (open_backend(&r, s, so_path, &driver_confined, res))
 		return res;
-	}
-	if (s->backend == NODUS_BACKEND_CUDA) {
-		if (nodus_backend_cuda_load(&r.ops, &err)) {
-			nodus_error_format(&err, why, sizeof(why));
-			json_object_set_new(res, "run", json_sprintf("skipped: no cuda backend (%s)", why));
-			return res;
-		}
-	} else {
-		r.ops = nodus_backend_cpu();
-	}
-	if (r.ops->open(&r.dev, &err)) {
-		nodus_error_format(&err, why, sizeof(why));
-		json_object_set_new(res, "run", json_sprintf("skipped: no GPU (%s)", why));
-		return res;
-	}
 	if (strcmp(so_path, "-") == 0) {
 		/* the probe: the backend opens here, the reference is worth building */
 		json_object_set_new(res, "run", json_string("available"));
