@@ -410,9 +410,12 @@ static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, int driver
 	nodus_error err = {0};
 	nodus_sandbox_opts_cuda(&o, files, getcwd(cwd, sizeof(cwd)), dirs);
 	o.driver_confined = driver_confined;
-	if (!o.write_dir || nodus_sandbox_prepare(sb, &o, &err) == 0)
-		return o.write_dir ? 0 : (snprintf(why, size, "cannot confine the audit process: "
-						   "no working directory"), -1);
+	if (!o.write_dir) {
+		snprintf(why, size, "cannot confine the audit process: no working directory");
+		return -1;
+	}
+	if (nodus_sandbox_prepare(sb, &o, &err) == 0)
+		return 0;
 	snprintf(why, size, "cannot confine the audit process: %s", err.message);
 	return -1;
 }
