@@ -27,6 +27,9 @@
  *   (Landlock ABI 8); without, refused on the loading thread and, on the
  *   driver's threads, listed as info (the pre-driver ruleset lets the
  *   cache be read, the job not being known yet)
+ * 8 a host function the solution enqueues (cudaLaunchHostFunc: the
+ *   runtime runs it on a thread of its own, whatever that thread does with
+ *   signals) cannot open the file outside both rulesets either
  * ------------------------------------------------------------------------ */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -274,6 +277,26 @@ int main(int argc, char **argv)
 	check(leaked == 0, "no thread that answered can open a file outside both rulesets");
 	check(driver_answered > 0, "at least one thread the driver made answered the probe");
 	check(other_bad == 0, "another object of the cache: refused where the job's ruleset holds");
+
+	/* 8 */
+	void (*set_path)(const char *);
+	int (*result)(int *);
+	void *p1 = dlsym(h, "host_probe_path"), *p2 = dlsym(h, "host_probe_result"),
+	     *p3 = dlsym(h, "host_probe");
+	int outcome = -1, cb_tid = 0;
+	if (p1 && p2 && p3) {
+		nodus_entry_fn probe;
+		memcpy(&set_path, &p1, sizeof(p1));
+		memcpy(&result, &p2, sizeof(p2));
+		memcpy(&probe, &p3, sizeof(p3));
+		set_path(secret);
+		if (ops->call_sync(ctx, probe, &call, &status, &err) == 0 && status == 0)
+			outcome = result(&cb_tid);
+	}
+	printf("info the host function ran on thread %d (the loading thread is %d): %s\n", cb_tid,
+	       self, outcome == 0 ? "refused" : outcome == 1 ? "OPENED" : "did not run or failed");
+	check(outcome == 0 && cb_tid != self,
+	      "a host function on a runtime thread cannot open a file outside both rulesets");
 	printf("%s\n", failures ? "FAIL" : "PASS");
 	fflush(stdout);
 	_exit(failures ? 1 : 0); /* no exit-time hooks under the filter */
