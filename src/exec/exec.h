@@ -165,6 +165,8 @@ typedef struct nodus_sandbox_opts {
 	const char *const *read_files;   /* readable files (the shared objects), NULL-terminated */
 	const char *write_dir;           /* the one writable tree (the worker's directory) */
 	const char *const *cuda_dirs;    /* cuda: extra read-write trees (MPS pipe dir) */
+	int driver_confined;             /* 1: nodus_sandbox_before_driver put a ruleset on
+					  * while the process had one thread (recorded) */
 } nodus_sandbox_opts;
 
 typedef struct nodus_sandbox_state {
@@ -172,6 +174,11 @@ typedef struct nodus_sandbox_state {
 	int landlock_abi;                /* Landlock ABI in force, 0 = the kernel has none */
 	int ipc_namespace;               /* 1: a fresh IPC namespace */
 	int caps_dropped;                /* 1: capabilities dropped */
+	int landlock_tsync;              /* 1: the job's ruleset holds on every thread
+					  * (LANDLOCK_RESTRICT_SELF_TSYNC, ABI 8); 0: on the
+					  * calling thread and those it makes later */
+	int driver_confined;             /* 1: every thread was already in the pre-driver
+					  * domain (nodus_sandbox_before_driver) */
 	int sealed;                      /* code mappings sealed at lockdown, -1 = no mseal */
 	int task_dir, fd_dir, maps_fd;   /* /proc/self/{task,fd,maps}, open from prepare */
 	int tids[NODUS_SANDBOX_MAX_IDS]; /* threads before loading */
@@ -179,6 +186,35 @@ typedef struct nodus_sandbox_state {
 	int fds[NODUS_SANDBOX_MAX_IDS];  /* fds before loading (the census's own included) */
 	int n_fds;
 } nodus_sandbox_state;
+
+/* The cuda profile's options, the same for every cuda process that loads
+ * solution code (a cuda worker, the audit of a cuda reference): the
+ * solutions' objects read_files and the writable write_dir (both
+ * borrowed), and the MPS pipe directory, read-write, from
+ * $CUDA_MPS_PIPE_DIRECTORY when set (dirs: the caller's storage for that
+ * list, kept alive as long as o). */
+void nodus_sandbox_opts_cuda(nodus_sandbox_opts *o, const char *const *read_files,
+			     const char *write_dir, const char *dirs[2]);
+/* Step 0, cuda: Landlock put on before the CUDA driver exists, while the
+ * process has one thread, so that the driver's threads (made at context
+ * creation, before any job) are in a Landlock domain too: a ruleset
+ * applies to the thread that enforces it and to the threads it makes
+ * later, never to those already there (before Landlock ABI 8). The rules
+ * are o's profile (nodus_sandbox_opts_cuda) plus extra_reads (borrowed,
+ * NULL-terminated: the compile cache's directory for a worker started
+ * ahead of its job, whose objects are not known yet; the cuda backend's
+ * library) and each $LD_LIBRARY_PATH directory, read-only. Call it before
+ * nodus_backend_cuda_load; nodus_sandbox_prepare then narrows the calling
+ * thread (every thread where TSYNC exists) to the job's own objects; pass
+ * o->driver_confined = 1 to it when *abi > 0. *abi: the Landlock ABI in
+ * force, 0 when the kernel has none (not an error). Returns 0,
+ * NODUS_EINTERNAL (the process already has other threads: nothing was
+ * put on), or the ruleset's error. */
+int nodus_sandbox_before_driver(const nodus_sandbox_opts *o, const char *const *extra_reads,
+				int *abi, nodus_error *err);
+/* 1 when NODUS_CUDA_SANDBOX=0 turns the cuda profile off (docs/sandbox.md:
+ * should an H200 driver need something it refuses). */
+int nodus_sandbox_cuda_off(void);
 
 void nodus_sandbox_state_init(nodus_sandbox_state *s);
 /* Closes the census's fds (lock_down does it too). */

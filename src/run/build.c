@@ -18,7 +18,11 @@
  * toolkit found from nvcc's path, /etc/ld.so.cache), writes only in the
  * build directory (also its TMPDIR and HOME), no TCP, no signals outside.
  * Without Landlock the jail says so in the log and the dependency check
- * (build_deps.c) is what refuses a foreign read.
+ * (build_deps.c) is what refuses a foreign read; under it, a refused read
+ * is found again from the tool's message (build_denied.c). Either way a
+ * refused file of the solution's own directory is a mistake (the record
+ * is COMPILE_ERROR and says to list it), any other an attack (res->hack:
+ * REWARD_HACK).
  *
  * Compiled are the sources with a source extension (.c .s .S for cpu; .cu
  * .c .cc .cpp .cxx for cuda); every other listed file (headers, data for
@@ -352,6 +356,17 @@ static void guard_of(const char *why, char *guard, size_t size)
 		snprintf(guard, size, "%.*s", (int)strcspn(g + 7, ")"), g + 7);
 }
 
+/* The dependency list dep_file (see build_one), judged: 0, or 2 with
+ * res->log saying why and res->hack set for an attack. */
+static int deps_refused(struct build *b, const char *dep_file, int may_be_missing,
+			nodus_build_result *res)
+{
+	enum build_refusal r = nodus__build_deps_check(&b->p, dep_file, may_be_missing, &b->sealed,
+						       res->log, sizeof(res->log));
+	res->hack = r == BUILD_REFUSED_HACK;
+	return r == BUILD_REFUSED_NO ? 0 : 2;
+}
+
 /* Dependency pass and compile of source k into obj; 0 compiled, 1 the
  * compiler failed, 2 refused (res->log says why), < 0 harness failure. */
 static int build_one(struct build *b, int k, const char *obj, nodus_build_result *res,
@@ -375,7 +390,7 @@ static int build_one(struct build *b, int k, const char *obj, nodus_build_result
 		argv[n] = NULL;
 		if ((rc = build_step(b, argv, err)) != 0)
 			return rc < 0 ? rc : 1;
-		if (nodus__build_deps_check(&b->p, pre, 0, &b->sealed, res->log, sizeof(res->log)))
+		if (deps_refused(b, pre, 0, res))
 			return 2;
 	}
 	n = base_args(b, argv);
@@ -396,8 +411,7 @@ static int build_one(struct build *b, int k, const char *obj, nodus_build_result
 	argv[n] = NULL;
 	if ((rc = build_step(b, argv, err)) != 0)
 		return rc < 0 ? rc : 1;
-	if (nodus__build_deps_check(&b->p, dep, plain_asm, &b->sealed, res->log, sizeof(res->log)) ||
-	    nodus__build_deps_check(&b->p, asdep, 0, &b->sealed, res->log, sizeof(res->log)))
+	if (deps_refused(b, dep, plain_asm, res) || deps_refused(b, asdep, 0, res))
 		return 2;
 	return 0;
 }
@@ -494,24 +508,32 @@ static void degraded_note(const char *log_path, nodus_build_result *res)
 		snprintf(res->log + n, sizeof(res->log) - n, "\n%.*s", (int)strcspn(note, "\n"), note);
 }
 
-/* The compiler failed: the record gets its output, filtered. */
+/* The compiler failed: the record gets its output, filtered, after what
+ * nodus found about it. A file Landlock refused decides the guard and,
+ * for one no solution may read, makes the refusal an attack (res->hack). */
 static void failed_log(struct build *b, const char *log_path, nodus_build_result *res)
 {
 	static char raw[1 << 16];
+	char note[1200] = "", filtered[sizeof(res->log)];
 	read_log(log_path, raw, sizeof(raw));
-	nodus__build_log_filter(&b->p, raw, res->log, sizeof(res->log));
-	/* a read Landlock refused: the preprocessor says "Permission denied",
-	 * the assembler's .incbin/.include "file not found" */
-	if ((strstr(raw, "Permission denied") || strstr(raw, "file not found")) &&
-	    !strstr(raw, "landlock unavailable")) {
-		size_t n = strlen(res->log);
-		if (n + 200 > sizeof(res->log))
-			n = sizeof(res->log) > 200 ? sizeof(res->log) - 200 : 0;
-		snprintf(res->log + n, sizeof(res->log) - n,
+	nodus__build_log_filter(&b->p, raw, filtered, sizeof(filtered));
+	int jailed = !strstr(raw, "landlock unavailable");
+	enum build_refusal r =
+		nodus__build_denied(&b->p, raw, jailed ? "build_confined" : "build_outside_read",
+				    note, sizeof(note), res->guard, sizeof(res->guard));
+	res->hack = r == BUILD_REFUSED_HACK;
+	if (r == BUILD_REFUSED_NO && jailed && strstr(raw, "Permission denied")) {
+		/* refused, but not a file nodus can find again: say what holds */
+		snprintf(note, sizeof(note),
 			 "nodus: the build may read only the solution's listed sources, nodus's "
-			 "include/ and the tool chain (guard build_confined)\n");
+			 "include/ and the tool chain (guard build_confined)");
 		snprintf(res->guard, sizeof(res->guard), "build_confined");
 	}
+	/* nodus's word first: a record keeps only the start of a long log */
+	nodus_buf log = NODUS_BUF_INIT;
+	nodus_buf_addf(&log, "%s%s%s", note, note[0] ? "\n" : "", filtered);
+	snprintf(res->log, sizeof(res->log), "%.*s", (int)(sizeof(res->log) - 1), log.data);
+	nodus_buf_release(&log);
 }
 
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,

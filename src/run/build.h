@@ -31,6 +31,9 @@ typedef struct nodus_build_result {
 	char log[2048];          /* first part of the compiler's output on failure */
 	char key[NODUS_SHA256_HEX]; /* cache key */
 	char guard[40];          /* when nodus refused the build: the guard's name, else "" */
+	int hack;                /* 1: refused because the solution made the tool chain read a
+				  * file no solution may read (outside its directory, include/
+				  * and the tool chain): REWARD_HACK, not COMPILE_ERROR */
 } nodus_build_result;
 
 typedef struct nodus_build_opts {

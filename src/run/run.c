@@ -318,8 +318,7 @@ static json_t *ids_json(const int *ids, int n)
  * need something they refuse. */
 static int cuda_sandbox_off(void)
 {
-	const char *v = getenv("NODUS_CUDA_SANDBOX");
-	return v && strcmp(v, "0") == 0;
+	return nodus_sandbox_cuda_off();
 }
 
 enum job_role { JOB_ORACLE, JOB_MEASURE, JOB_TIMER };
@@ -422,7 +421,10 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 {
 	const nodus_judge *j = &x->c->judge;
 	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
-	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu", NULL};
+	/* a cuda worker confines itself before its driver starts, with the
+	 * cache its objects will come from readable */
+	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu",
+			      cuda && !cuda_sandbox_off() ? x->cache_dir : NULL, NULL};
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
@@ -2210,6 +2212,12 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 		return rc;
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
+	if (!r.ok && r.hack) {
+		/* it made the tool chain read what no solution may: not a mistake */
+		set_status(a, NODUS_STATUS_REWARD_HACK, r.guard,
+			   "candidate '%s' was refused at build: %.600s", a->cand->name, r.log);
+		return 0;
+	}
 	if (!r.ok) {
 		set_status(a, NODUS_STATUS_COMPILE_ERROR, r.guard[0] ? r.guard : "compile",
 			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
@@ -2925,6 +2933,10 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		if (getcwd(cwd, sizeof(cwd)))
 			snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/%s", cwd, rel);
 	}
+	/* there before any worker: a cuda worker's Landlock, put on as it
+	 * starts, grants nothing for a directory that does not exist yet (a
+	 * failure is the first build's to report) */
+	mkdir(x.cache_dir, 0755);
 	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;

@@ -124,6 +124,9 @@ struct worker {
 	struct host_set host_kept;        /* host buffers kept for the next instance */
 	int64_t host_kept_axes[NODUS_MAX_AXES]; /* their shape (instance axes) */
 	int host_kept_valid;
+	const char *objects_dir;          /* cuda: the compile cache, readable before the job;
+					   * NULL: no Landlock before the driver */
+	int driver_confined;              /* 1: Landlock held before the driver's threads */
 };
 
 /* Seconds since t0 (from nodus_now_ns), added to a phase total. */
@@ -1257,13 +1260,35 @@ static int setup_solution(struct solution_handle *s, const char *who)
 	return 0;
 }
 
+/* cuda, before the driver exists: Landlock on the one thread there is,
+ * so that the threads the driver makes at context creation are confined
+ * too (exec.h, nodus_sandbox_before_driver). The job's objects are not
+ * known yet: the compile cache they come from is readable, and the job's
+ * own ruleset narrows that later. Only when the orchestrator named the
+ * cache (it does unless NODUS_CUDA_SANDBOX=0). */
+static int sandbox_before_driver(struct worker *w, nodus_error *err)
+{
+	if (!w->objects_dir)
+		return 0;
+	char cwd[1024], lib[4096];
+	const char *dirs[2], *extra[] = {w->objects_dir, NULL, NULL};
+	if (nodus_backend_cuda_path(lib, sizeof(lib), err) == 0)
+		extra[1] = lib;
+	nodus_sandbox_opts o;
+	nodus_sandbox_opts_cuda(&o, NULL, getcwd(cwd, sizeof(cwd)), dirs);
+	int abi = 0, rc = nodus_sandbox_before_driver(&o, extra, &abi, err);
+	w->driver_confined = rc == 0 && abi > 0;
+	return rc;
+}
+
 /* Opens the backend named by the job (or by the command line, for a
  * worker started ahead of its job). */
 static int open_backend(struct worker *w, const char *backend, nodus_error *err)
 {
 	int rc;
 	if (backend && strcmp(backend, "cuda") == 0) {
-		if ((rc = nodus_backend_cuda_load(&w->ops, err)))
+		if ((rc = sandbox_before_driver(w, err)) ||
+		    (rc = nodus_backend_cuda_load(&w->ops, err)))
 			return rc;
 	} else {
 		w->ops = nodus_backend_cpu();
@@ -1280,14 +1305,12 @@ static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_
 	files[0] = json_string_value(json_object_get(
 		json_object_get(w->job, w->is_measure ? "candidate" : "reference"), "so"));
 	char cwd[1024];
-	const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
-	const char *dirs[] = {mps, NULL};
-	nodus_sandbox_opts o = {
-		.cuda = strcmp(w->ops->name, "cuda") == 0,
-		.read_files = files[0] ? files : NULL,
-		.write_dir = getcwd(cwd, sizeof(cwd)),
-		.cuda_dirs = mps ? dirs : NULL,
-	};
+	const char *dirs[2];
+	const char *const *read = files[0] ? files : NULL;
+	nodus_sandbox_opts o = {.read_files = read, .write_dir = getcwd(cwd, sizeof(cwd))};
+	if (strcmp(w->ops->name, "cuda") == 0)
+		nodus_sandbox_opts_cuda(&o, read, o.write_dir, dirs);
+	o.driver_confined = w->driver_confined;
 	return nodus_sandbox_prepare(sb, &o, err);
 }
 
@@ -1301,11 +1324,19 @@ static int census_after_load(nodus_sandbox_state *sb, const char *status, const 
 		    "a shared object's constructors)", who, what), 1;
 }
 
+/* detail.sandbox; landlock_threads says which threads the job's ruleset
+ * holds on: "all" (TSYNC), "all_before_driver" (every thread is in the
+ * pre-driver domain, the job's on the loading thread and those it makes),
+ * "loading_thread" (threads made before it have no Landlock), "none". */
 static json_t *sandbox_json(const nodus_sandbox_state *sb)
 {
-	return json_pack("{s:s,s:i,s:b,s:b}", "profile", sb->cuda ? "cuda" : "cpu",
-			 "landlock_abi", sb->landlock_abi, "ipc_namespace", sb->ipc_namespace,
-			 "caps_dropped", sb->caps_dropped);
+	const char *threads = !sb->landlock_abi   ? "none"
+			      : sb->landlock_tsync ? "all"
+			      : sb->driver_confined ? "all_before_driver"
+						    : "loading_thread";
+	return json_pack("{s:s,s:i,s:s,s:b,s:b}", "profile", sb->cuda ? "cuda" : "cpu",
+			 "landlock_abi", sb->landlock_abi, "landlock_threads", threads,
+			 "ipc_namespace", sb->ipc_namespace, "caps_dropped", sb->caps_dropped);
 }
 
 static int worker_run(struct worker *w, nodus_error *err)
@@ -1458,10 +1489,11 @@ static long long resident_bytes(void)
 	return resident * (long long)sysconf(_SC_PAGESIZE);
 }
 
-int nodus_worker_main(const char *preopen_backend)
+int nodus_worker_main(const char *preopen_backend, const char *objects_dir)
 {
 	struct worker w;
 	memset(&w, 0, sizeof(w));
+	w.objects_dir = objects_dir;
 	nodus_error err;
 	memset(&err, 0, sizeof(err));
 	double exec_s = seconds_since_exec();

@@ -25,8 +25,11 @@
 
 /* Runs the worker; returns the process exit status (0 after DONE or FAIL).
  * preopen_backend ("cpu", "cuda" or NULL) opens the backend before the job
- * is read, for workers the orchestrator starts ahead of time. */
-int nodus_worker_main(const char *preopen_backend);
+ * is read, for workers the orchestrator starts ahead of time. objects_dir
+ * (cuda; NULL = none) is the compile cache the job's objects come from:
+ * given, the worker puts Landlock on before the CUDA driver starts its
+ * threads, with that directory readable (docs/sandbox.md). */
+int nodus_worker_main(const char *preopen_backend, const char *objects_dir);
 
 /* Exported names a solution must not define: defining one would interpose
  * on the harness's clocks or comparisons in a naive in-process harness. */
