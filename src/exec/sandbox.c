@@ -277,6 +277,41 @@ static int add_no_exec_maps(scmp_filter_ctx ctx, const char **failed)
 	return 0;
 }
 
+/* The harness's own descriptors stay the harness's: closing or replacing
+ * fd 0 (commands), 3 (results) or 5 (the clock socket) kills, so solution
+ * code cannot take over a channel and then speak for the worker (forge a
+ * batch's marks after swallowing the real ones); a frame it merely adds is
+ * one more than the protocol expects, a protocol fault. */
+static int add_harness_fds(scmp_filter_ctx ctx, const char **failed)
+{
+	static const uint64_t fds[] = {0, 3, 5};
+	static const struct {
+		const char *name;
+		unsigned arg;
+	} calls[] = {{"close", 0}, {"dup2", 1}, {"dup3", 1}};
+	for (size_t c = 0; c < NODUS_ARRAY_SIZE(calls); c++) {
+		int nr = seccomp_syscall_resolve_name(calls[c].name);
+		for (size_t f = 0; nr >= 0 && f < NODUS_ARRAY_SIZE(fds); f++) {
+			struct scmp_arg_cmp eq = {calls[c].arg, SCMP_CMP_EQ, fds[f], 0};
+			int rc = seccomp_rule_add_array(ctx, SCMP_ACT_KILL_PROCESS, nr, 1, &eq);
+			if (rc) {
+				*failed = calls[c].name;
+				return rc;
+			}
+		}
+	}
+	int nr = seccomp_syscall_resolve_name("close_range");
+	struct scmp_arg_cmp low = {0, SCMP_CMP_LE, 5, 0};
+	if (nr >= 0) {
+		int rc = seccomp_rule_add_array(ctx, SCMP_ACT_KILL_PROCESS, nr, 1, &low);
+		if (rc) {
+			*failed = "close_range";
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* The cuda profile: the driver's threads may be made (clone with
  * CLONE_THREAD; clone3 answers ENOSYS, so glibc falls back to clone,
  * whose flags a filter can read), sockets other than AF_UNIX kill (the
@@ -319,6 +354,8 @@ static int load_filter(enum filter_kind kind, nodus_error *err)
 		arc = add_self_only(ctx, kind == FILTER_CUDA ? SCMP_ACT_ERRNO(EPERM)
 							     : SCMP_ACT_KILL_PROCESS,
 				    &failed);
+	if (!arc)
+		arc = add_harness_fds(ctx, &failed);
 	if (!arc && kind != FILTER_CUDA)
 		arc = kill_all(ctx, cpu_killed, NODUS_ARRAY_SIZE(cpu_killed), &failed);
 	if (!arc && kind == FILTER_CPU_LOAD)
