@@ -440,7 +440,8 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	static const char *const pass[] = {
 		"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MPS_PIPE_DIRECTORY",
 		"CUDA_MPS_LOG_DIRECTORY", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "LD_LIBRARY_PATH",
-		"NODUS_CUDA_BACKEND", "NODUS_CUDA_DEVICE", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+		"NODUS_CUDA_BACKEND", "NODUS_CUDA_DEVICE", "NODUS_CUDA_PREDRIVER_LANDLOCK",
+		"ASAN_OPTIONS", "UBSAN_OPTIONS",
 		"LSAN_OPTIONS", NULL};
 	o.new_session = 1;
 	o.private_dir = 1;

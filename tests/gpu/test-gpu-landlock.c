@@ -166,6 +166,8 @@ static void ask_every_thread(int *n_threads)
 
 int main(int argc, char **argv)
 {
+	/* the ruleset before the driver is opt-in (sandbox.c): on here */
+	setenv("NODUS_CUDA_PREDRIVER_LANDLOCK", "1", 1);
 	if (argc != 2) {
 		fprintf(stderr, "usage: test-gpu-landlock KERNELS.so\n");
 		return 2;

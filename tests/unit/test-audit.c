@@ -205,6 +205,8 @@ static void test_cpu(void **state)
 
 int main(void)
 {
+	/* the ruleset before the driver is opt-in (sandbox.c): on here */
+	setenv("NODUS_CUDA_PREDRIVER_LANDLOCK", "1", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cuda_profile),
 		cmocka_unit_test(test_cuda_sandbox_off),

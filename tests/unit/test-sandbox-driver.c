@@ -286,6 +286,8 @@ static void test_opts_cuda(void **state)
 
 int main(void)
 {
+	/* the ruleset before the driver is opt-in (sandbox.c): on here */
+	setenv("NODUS_CUDA_PREDRIVER_LANDLOCK", "1", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hole_without),
 		cmocka_unit_test(test_covered_with),
