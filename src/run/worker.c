@@ -195,6 +195,15 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	char setup_name[NODUS_NAME_MAX + 8];
 	snprintf(setup_name, sizeof(setup_name), "%s_setup", entry);
 	*(void **)&h->setup = dlsym(h->dl, setup_name);
+	/* ENTRY_load (solution.h): still under the load filter, before the
+	 * census; the torch adapter starts its interpreter here */
+	nodus_load_fn load;
+	snprintf(setup_name, sizeof(setup_name), "%s_load", entry);
+	*(void **)&load = dlsym(h->dl, setup_name);
+	char msg[1024] = "";
+	if (load && load(msg, sizeof(msg)))
+		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
+				 msg[0] ? msg : "(no message)");
 	return 0;
 }
 
@@ -1319,8 +1328,12 @@ static int open_backend(struct worker *w, const char *backend, nodus_error *err)
  * writes only the worker's directory (its cwd). */
 static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_error *err)
 {
-	const char *files[3] = {NULL, NULL, NULL};
+	/* /dev/urandom: torch seeds its default generator from it when it is
+	 * imported (a python solution's ENTRY_load, under this ruleset); it
+	 * gives nothing getrandom() does not */
+	const char *files[4] = {NULL, NULL, NULL, NULL};
 	int n = 0;
+	files[n++] = "/dev/urandom";
 	files[n++] = json_string_value(json_object_get(json_object_get(w->job, "reference"), "so"));
 	if (w->is_measure)
 		files[n++] = json_string_value(
@@ -1330,7 +1343,7 @@ static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_
 	const char *dirs[] = {mps, NULL};
 	nodus_sandbox_opts o = {
 		.cuda = strcmp(w->ops->name, "cuda") == 0,
-		.read_files = files[0] && (n == 1 || files[1]) ? files : NULL,
+		.read_files = files[1] && (n == 2 || files[2]) ? files : NULL,
 		.write_dir = getcwd(cwd, sizeof(cwd)),
 		.cuda_dirs = mps ? dirs : NULL,
 	};
