@@ -45,7 +45,7 @@
  *      the module and, for a module that returns its outputs, copies them
  *      into the harness's outputs (inside the timed call: see
  *      docs/formats.md, "Python solutions"). Any Python exception is a
- *      nonzero return (RUNTIME_ERROR); its text goes to stderr.
+ *      nonzero return (RUNTIME_ERROR); ENTRY_error returns its text.
  *
  * The interpreter holds the GIL on the worker's only thread for the whole
  * life of the process; nothing here is thread-safe, nothing needs to be.
@@ -151,6 +151,7 @@ static struct {
 	int loaded;               /* ENTRY_load succeeded */
 	struct py_api py;         /* resolved from libpython */
 	py_object *call;          /* the bootstrap's call(inputs, outputs), owned */
+	char last_error[1024];    /* the last failed call's exception (ENTRY_error) */
 } A;
 
 /* The adapter's Python half: how the module is loaded and called. It runs
@@ -521,8 +522,12 @@ int NODUS_PY_ENTRY(const nodus_call *call)
 		A.py.Py_DecRef(r);
 		return 0;
 	}
-	char msg[1024];
-	py_error(msg, sizeof(msg), ENTRY_NAME);
-	fprintf(stderr, "%s\n", msg);
+	py_error(A.last_error, sizeof(A.last_error), ENTRY_NAME);
 	return 1;
+}
+
+/* The exception of the last failed call (solution.h, ENTRY_error). */
+const char *NODUS__CAT(NODUS_PY_ENTRY, _error)(void)
+{
+	return A.last_error;
 }

@@ -67,6 +67,7 @@ struct solution_handle {
 	void *dl;                 /* dlopen handle */
 	nodus_entry_fn entry;     /* the entry function */
 	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
+	nodus_error_fn error;     /* ENTRY_error, or NULL */
 	char path[1024];          /* shared object path */
 };
 
@@ -200,6 +201,8 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	nodus_load_fn load;
 	snprintf(setup_name, sizeof(setup_name), "%s_load", entry);
 	*(void **)&load = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_error", entry);
+	*(void **)&h->error = dlsym(h->dl, setup_name);
 	char msg[1024] = "";
 	if (load && load(msg, sizeof(msg)))
 		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
@@ -622,8 +625,10 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, 0, err)))
 			goto out;
 		if (status) {
+			const char *why = s->error ? s->error() : NULL;
 			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
-			     "entry returned %d on instance %d", status, in->id);
+			     "entry returned %d on instance %d%s%.700s", status, in->id,
+			     why && *why ? ": " : "", why && *why ? why : "");
 			rc = 1;
 			goto out;
 		}
