@@ -36,8 +36,9 @@
  *      signal handlers or site, imports torch with one thread and no
  *      oneDNN (it writes code at run time, which lockdown forbids),
  *      executes the module and resolves the entry (for a module class,
- *      constructs it once); a failure fills msg with the Python error and
- *      is LOAD_ERROR. A second call (the same object loaded as candidate
+ *      constructs it once, after torch.manual_seed, and redraws its
+ *      floating parameters and buffers: see redraw below); a failure
+ *      fills msg with the Python error and is LOAD_ERROR. A second call (the same object loaded as candidate
  *      and reference) does nothing. Module code runs here, at import, under
  *      the same rules as a C solution's ELF constructors;
  *   3. ENTRY(call), after lockdown: wraps every input and output zero-copy
@@ -157,8 +158,14 @@ static struct {
 /* The adapter's Python half: how the module is loaded and called. It runs
  * with the GIL held, in a dictionary of its own. */
 static const char bootstrap[] =
-	"import sys, types\n"
+	"import sys, types, warnings\n"
 	"sys.dont_write_bytecode = True\n"
+	/* a warning is shown with its source line, which linecache opens the
+	 * file to read: fatal after lockdown, for a solution that did nothing
+	 * wrong. A worker's stderr is /dev/null: warnings are dropped. */
+	"def nodus_no_warning(message, category, filename, lineno, file=None, line=None):\n"
+	"    pass\n"
+	"warnings.showwarning = nodus_no_warning\n"
 	"class NodusError(Exception):\n"
 	"    pass\n"
 	/* "Type: text (at file:line in function)", the innermost frame of the
@@ -177,6 +184,31 @@ static const char bootstrap[] =
 	"    at = mine or last\n"
 	"    where = f' (at {at[0]}:{at[1]} in {at[2]})' if at else ''\n"
 	"    return f'{type(e).__name__}: {e}{where}'\n"
+	/* A module's floating parameters and buffers, redrawn once it is
+	 * built (torch's own init would leave a LayerNorm at weight 1, bias 0:
+	 * the identity that hides a wrong affine formula). The values depend
+	 * only on each tensor's position (parameters, then buffers, in
+	 * torch's order) and shape, so a reference and a candidate built alike
+	 * get the same ones in every process. 1-D tensors (scales, shifts)
+	 * get magnitudes in [0.5, 1.5) of either sign (running variances:
+	 * positive); others normal / sqrt(fan_in). */
+	"PARAM_SEED = 20261202\n"
+	"def redraw(model):\n"
+	"    import torch\n"
+	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
+	"    for k, (name, t) in enumerate(named):\n"
+	"        if not t.is_floating_point():\n"
+	"            continue\n"
+	"        g = torch.Generator().manual_seed(hash((PARAM_SEED, k, tuple(t.shape))) & "
+	"0x7fffffffffffffff)\n"
+	"        if t.dim() <= 1:\n"
+	"            v = torch.rand(t.shape, generator=g, dtype=torch.float64) + 0.5\n"
+	"            if not name.endswith('running_var'):\n"
+	"                v = v * (torch.randint(0, 2, t.shape, generator=g) * 2 - 1)\n"
+	"        else:\n"
+	"            v = torch.randn(t.shape, generator=g, dtype=torch.float64) / "
+	"max(1, t[0].numel()) ** 0.5\n"
+	"        t.copy_(v.to(t.dtype))\n"
 	"def nodus_load(path_list, name, path, source, entry, style):\n"
 	"    try:\n"
 	"        call = load(path_list, name, path, source, entry, style)\n"
@@ -219,7 +251,9 @@ static const char bootstrap[] =
 	"        if not (isinstance(obj, type) and issubclass(obj, torch.nn.Module)):\n"
 	"            raise TypeError(f'{path}: {entry!r} is not a torch.nn.Module class "
 	"(style module)')\n"
+	"        torch.manual_seed(PARAM_SEED)\n"
 	"        model = obj()\n"
+	"        redraw(model)\n"
 	"        def call(ins, outs):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"
 	"            os_ = [from_dlpack(c) for c in outs]\n"
@@ -342,6 +376,19 @@ static int start_interpreter(char *msg, size_t size)
 	setenv("MKL_NUM_THREADS", "1", 1);
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("TORCH_CPP_LOG_LEVEL", "ERROR", 1);
+#if defined(__x86_64__)
+	/* ATen picks its kernels by CPU capability, which it learns from
+	 * cpuinfo, which reads /proc/cpuinfo: Landlock refuses that, and ATen
+	 * would fall back to its scalar kernels. CPUID says the same, here,
+	 * in ATen's own terms (ATen/native/DispatchStub.cpp). */
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("fma"))
+		setenv("ATEN_CPU_CAPABILITY", "avx512", 0);
+	else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		setenv("ATEN_CPU_CAPABILITY", "avx2", 0);
+#endif
 	/* glog's constructor asks for the user's name, and without USER it
 	 * asks glibc, whose nscd client makes a socket (killed by the filter) */
 	setenv("USER", "nodus-worker", 0);

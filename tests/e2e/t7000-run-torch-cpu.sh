@@ -9,7 +9,11 @@
 #      reference and the C reference SLOWER than it; the torch reference
 #      against itself is TIED; a KernelBench-style nn.Module candidate
 #      (forward returns the output) is correct against the torch reference
-#      (any label: it pays for its allocation and copy);
+#      (any label: it pays for its allocation and copy), and so is one that
+#      warns on every call (showing a warning would read a file);
+#   1b. parameters are redrawn: a LayerNorm module written out is correct
+#      against nn.LayerNorm, one that drops its weight and bias (exact at
+#      torch's initial 1 and 0) is INCORRECT_NUMERICAL, the A/A pair TIED;
 #   2. the guards: zeros are REWARD_HACK constant_output, the mean for the
 #      sum INCORRECT_NUMERICAL, a write into the input INPUT_MUTATED
 #      input_read_only, an exception RUNTIME_ERROR, a module that does not
@@ -83,8 +87,8 @@ for pid, expect, status, label, guard, msg, dj in db.execute(
     elif cand == "row_sum_torch_syntax" and not (
             "SyntaxError" in msg and "row_sum_torch_syntax.py, line 4" in msg):
         fails.append(f"{pid}: the LOAD_ERROR does not name the file and line: {msg}")
-if n != 11:
-    fails.append(f"expected 11 final records, got {n}")
+if n != 15:
+    fails.append(f"expected 15 final records, got {n}")
 for f in fails:
     print("FAIL: " + f)
 for cores, what in skipped:
@@ -113,6 +117,8 @@ python3 - "$c" "$tmp/audit.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["pairs"] = [p for p in c["pairs"] if p["reference"] == "row_sum_torch"]
+c["tasks"], c["workloads"] = c["tasks"][:1], c["workloads"][:1]
+c["solutions"] = [s for s in c["solutions"] if "layernorm" not in s]
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PY
 cp "$tmp/audit.json" "$c.audit.json"
@@ -137,5 +143,5 @@ grep -q "target.python '$tmp/notorch' cannot import torch" "$tmp/p2.out" ||
 	fail "plan's message: $(cat "$tmp/p2.out")"
 [ -e "$tmp/p2.json" ] && fail "a plan was written for an interpreter without torch"
 
-[ "$fails" -eq 0 ] && echo "t7000: 11 torch pairs as declared ($skips kind(s) of assertion skipped)"
+[ "$fails" -eq 0 ] && echo "t7000: 15 torch pairs as declared ($skips kind(s) of assertion skipped)"
 test_exit
