@@ -27,6 +27,8 @@
  *   NODUS_PY_LIBPYTHON  the interpreter's shared library
  *   NODUS_PY_HOME       its sys.prefix (PYTHONHOME)
  *   NODUS_PY_PATH       its sys.path, entries separated by ':'
+ *   NODUS_PY_INIT       a module's constructor arguments, a JSON array of
+ *                       numbers and booleans (python.init; "[]")
  *
  * Life cycle, as the worker drives it (worker.c, load_solution):
  *   1. dlopen: nothing runs (no constructor);
@@ -36,10 +38,11 @@
  *      signal handlers or site, imports torch with one thread and no
  *      oneDNN (it writes code at run time, which lockdown forbids),
  *      executes the module and resolves the entry (for a module class,
- *      constructs it once, after torch.manual_seed, and redraws its
- *      floating parameters and buffers: see redraw below); a failure
- *      fills msg with the Python error and is LOAD_ERROR. A second call (the same object loaded as candidate
- *      and reference) does nothing. Module code runs here, at import, under
+ *      constructs it once with NODUS_PY_INIT's arguments, after
+ *      torch.manual_seed, and redraws its floating parameters and
+ *      buffers: see redraw below); a failure fills msg with the Python
+ *      error and is LOAD_ERROR. A second call (the same object loaded as
+ *      candidate and reference) does nothing. Module code runs here, at import, under
  *      the same rules as a C solution's ELF constructors;
  *   3. ENTRY(call), after lockdown: wraps every input and output zero-copy
  *      as a tensor (DLPack capsules, read by torch's from_dlpack), calls
@@ -65,7 +68,7 @@
 
 #if !defined(NODUS_PY_ENTRY) || !defined(NODUS_PY_STYLE) || !defined(NODUS_PY_SOURCE) ||     \
 	!defined(NODUS_PY_MODULE) || !defined(NODUS_PY_LIBPYTHON) || !defined(NODUS_PY_HOME) || \
-	!defined(NODUS_PY_PATH)
+	!defined(NODUS_PY_PATH) || !defined(NODUS_PY_INIT)
 #error "torch_adapter.c is built by nodus for a Python solution (src/run/build.c)"
 #endif
 
@@ -209,9 +212,9 @@ static const char bootstrap[] =
 	"            v = torch.randn(t.shape, generator=g, dtype=torch.float64) / "
 	"max(1, t[0].numel()) ** 0.5\n"
 	"        t.copy_(v.to(t.dtype))\n"
-	"def nodus_load(path_list, name, path, source, entry, style):\n"
+	"def nodus_load(path_list, name, path, source, entry, style, init):\n"
 	"    try:\n"
-	"        call = load(path_list, name, path, source, entry, style)\n"
+	"        call = load(path_list, name, path, source, entry, style, init)\n"
 	"    except BaseException as e:\n"
 	"        raise NodusError(describe(e, path)) from None\n"
 	"    def checked(ins, outs):\n"
@@ -220,7 +223,7 @@ static const char bootstrap[] =
 	"        except BaseException as e:\n"
 	"            raise NodusError(describe(e, path)) from None\n"
 	"    return checked\n"
-	"def load(path_list, name, path, source, entry, style):\n"
+	"def load(path_list, name, path, source, entry, style, init):\n"
 	"    sys.path[:] = [p for p in path_list.split(':') if p]\n"
 	"    import torch\n"
 	"    import torch.utils.dlpack\n"
@@ -252,7 +255,8 @@ static const char bootstrap[] =
 	"            raise TypeError(f'{path}: {entry!r} is not a torch.nn.Module class "
 	"(style module)')\n"
 	"        torch.manual_seed(PARAM_SEED)\n"
-	"        model = obj()\n"
+	"        import json\n"
+	"        model = obj(*json.loads(init))\n"
 	"        redraw(model)\n"
 	"        def call(ins, outs):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"
@@ -450,8 +454,9 @@ static int load_module(char *msg, size_t size)
 			      p->PyUnicode_FromString(NODUS_PY_MODULE),
 			      p->PyUnicode_FromString(NODUS_PY_SOURCE),
 			      p->PyUnicode_FromString(nodus_py_source_begin),
-			      p->PyUnicode_FromString(ENTRY_NAME), p->PyLong_FromLong(NODUS_PY_STYLE)};
-	if (!load || !(args = tuple_of(largs, 6)) || !(A.call = p->PyObject_CallObject(load, args)))
+			      p->PyUnicode_FromString(ENTRY_NAME), p->PyLong_FromLong(NODUS_PY_STYLE),
+			      p->PyUnicode_FromString(NODUS_PY_INIT)};
+	if (!load || !(args = tuple_of(largs, 7)) || !(A.call = p->PyObject_CallObject(load, args)))
 		goto out;
 	rc = 0;
 out:

@@ -258,7 +258,7 @@ struct build {
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
 	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
-	char py_defs[8][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
+	char py_defs[9][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
 };
 
 static void jail_rule(struct build *b, const char *opt, const char *path)
@@ -369,6 +369,7 @@ static void python_defs(struct build *b)
 	snprintf(b->py_defs[5], sizeof(b->py_defs[5]), "-DNODUS_PY_HOME=\"%s\"", b->py->home);
 	snprintf(b->py_defs[6], sizeof(b->py_defs[6]), "-DNODUS_PY_PATH=\"%s\"", b->py->path);
 	snprintf(b->py_defs[7], sizeof(b->py_defs[7]), "-O2");
+	snprintf(b->py_defs[8], sizeof(b->py_defs[8]), "-DNODUS_PY_INIT=\"%s\"", s->py_init);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)

@@ -136,6 +136,7 @@ typedef struct nodus_solution {
 	char entry[NODUS_NAME_MAX]; /* exported entry symbol (python: the module's function or class) */
 	int language;               /* a nodus_language */
 	int py_style;               /* a nodus_py_style when language is python, else 0 */
+	char py_init[512];          /* module style: python.init as compact JSON ("[]" if none) */
 	int n_flags;                /* entries in flags */
 	char flags[NODUS_MAX_FLAGS][128];     /* compiler flags */
 	int n_libs;                 /* entries in libs */
