@@ -41,9 +41,9 @@
  *      constructs it once with NODUS_PY_INIT's arguments, after
  *      torch.manual_seed, and redraws its floating parameters and
  *      buffers: see redraw below); a failure fills msg with the Python
- *      error and is LOAD_ERROR. A second call (the same object loaded as
- *      candidate and reference) does nothing. Module code runs here, at import, under
- *      the same rules as a C solution's ELF constructors;
+ *      error and is LOAD_ERROR. A second call does nothing. Module code
+ *      runs here, at import, under the same rules as a C solution's ELF
+ *      constructors;
  *   3. ENTRY(call), after lockdown: wraps every input and output zero-copy
  *      as a tensor (DLPack capsules, read by torch's from_dlpack), calls
  *      the module and, for a module that returns its outputs, copies them
@@ -231,8 +231,8 @@ static const char bootstrap[] =
 	 * a thread pool (pthreadpool) even for one thread */
 	"    if torch.get_num_threads() != 1:\n"
 	"        torch.set_num_threads(1)\n"
-	/* once per process: a second call aborts (the candidate's adapter and
-	 * the reference's share the interpreter) */
+	/* once per process: a second call aborts (two adapters in one process,
+	 * as the audit or an older worker loads them, share the interpreter) */
 	"    if not getattr(torch, '_nodus_configured', False):\n"
 	"        torch.set_num_interop_threads(1)\n"
 	"        torch._nodus_configured = True\n"
