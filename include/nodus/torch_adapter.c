@@ -231,8 +231,8 @@ static const char bootstrap[] =
 	 * a thread pool (pthreadpool) even for one thread */
 	"    if torch.get_num_threads() != 1:\n"
 	"        torch.set_num_threads(1)\n"
-	/* once per process: a second call aborts (two adapters in one process,
-	 * as the audit or an older worker loads them, share the interpreter) */
+	/* once per process: a second call aborts (two adapters in one process
+	 * would share the interpreter) */
 	"    if not getattr(torch, '_nodus_configured', False):\n"
 	"        torch.set_num_interop_threads(1)\n"
 	"        torch._nodus_configured = True\n"
