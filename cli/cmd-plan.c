@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "run/python.h"
 #include "cmd.h"
 #include "common/common.h"
 #include "plan/plan.h"
@@ -57,7 +58,8 @@ static void print_summary(const nodus_plan *p)
 		printf("price unknown (null): costs will be reported as unknown\n");
 }
 
-/* Runs the judge audit; 0 when every task passes or is waived. Campaign
+/* Runs the judge audit; 0 when every task passes or is waived, 1 when one
+ * fails, 2 when the target cannot run its python solutions. Campaign
  * faults are left to the sealing that follows, which reports them. */
 static int audit_campaign(const char *campaign, const char *out, const char *cache,
 			  const nodus_cli_ctx *ctx)
@@ -75,6 +77,21 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 		snprintf(slash ? slash + 1 : dir, sizeof(dir) - (size_t)(slash ? slash + 1 - dir : 0),
 			 "nodus-cache");
 		cache = dir;
+	}
+	/* python solutions: the target's interpreter must run them (torch
+	 * importable, its files readable by a worker), said before anything
+	 * is sealed rather than by every record of the run */
+	for (int k = 0; k < c->n_solutions; k++) {
+		const nodus_python_info *py;
+		nodus_error perr = {0};
+		if (c->solutions[k].language != NODUS_LANG_PYTHON)
+			continue;
+		if (nodus__python_probe(c->target.python, &py, &perr)) {
+			fprintf(stderr, "%s: %s\n", campaign, perr.message);
+			nodus_campaign_free(c);
+			return 2;
+		}
+		break;
 	}
 	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1,
 			      ctx->self_path};
@@ -97,7 +114,7 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 			"task or workload, or waive the named check in the campaign's audit.waive "
 			"(docs/audit.md); no plan written\n",
 			failed);
-	return failed;
+	return failed ? 1 : 0;
 }
 
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
@@ -129,7 +146,8 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 
 	int audit = audit_campaign(campaign, out, cache, ctx);
 	if (audit)
-		return audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
+		return audit < 0 ? NODUS_EXIT_INTERNAL : audit == 2 ? NODUS_EXIT_USAGE
+								    : NODUS_EXIT_CHECK;
 
 	nodus_diags diags = NODUS_DIAGS_INIT;
 	nodus_error err = {0};

@@ -379,8 +379,10 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 {
 	/* /proc/self is resolved here, to this process's own directory: a
 	 * sanitizer build reads its maps when a library is loaded */
+	/* /dev/urandom: torch seeds its generator from it when imported (a
+	 * python reference's adapter, include/nodus/torch_adapter.c) */
 	static const char *const libs[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
-					   "/proc/self"};
+					   "/proc/self", "/dev/urandom"};
 	nodus_landlock ll;
 	nodus_error err;
 	if (nodus_landlock_open(&ll, &err))
@@ -522,6 +524,17 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	if (!sym) {
 		json_object_set_new(res, "run", json_sprintf("failed: cannot load the reference: %s",
 							     dlerror()));
+		return res;
+	}
+	/* ENTRY_load (solution.h), as the worker calls it: confined as the
+	 * constructors were, before the census */
+	char load_name[NODUS_NAME_MAX + 8], msg[1024] = "";
+	nodus_load_fn load;
+	snprintf(load_name, sizeof(load_name), "%s_load", s->entry);
+	*(void **)&load = dlsym(dl, load_name);
+	if (load && load(msg, sizeof(msg))) {
+		json_object_set_new(res, "run", json_sprintf("failed: cannot load the reference: "
+							     "%s_load: %s", s->entry, msg));
 		return res;
 	}
 	if (cuda_sandboxed && nodus_sandbox_check_loaded(&sb, why, sizeof(why))) {
@@ -745,7 +758,8 @@ static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const
 			return probe;
 		json_decref(probe);
 	}
-	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path};
+	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path,
+			       c->target.python};
 	nodus_build_result br;
 	nodus_error err = {0};
 	if (nodus_build_solution(s, &bo, &br, &err) || !br.ok)

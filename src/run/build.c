@@ -42,6 +42,7 @@
 #include "exec/exec.h"
 #include "run/build-internal.h"
 #include "run/build.h"
+#include "run/python.h"
 
 #define MAX_ARGS (NODUS_MAX_SOURCES + NODUS_MAX_FLAGS + 96)
 #define BUILD_FSIZE_BYTES ((int64_t)1 << 30)   /* no output file above 1 GiB */
@@ -260,6 +261,8 @@ struct build {
 	int log_fd;                      /* every step's output, appended */
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
+	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
+	char py_defs[9][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
 };
 
 static void jail_rule(struct build *b, const char *opt, const char *path)
@@ -346,7 +349,31 @@ static int base_args(struct build *b, const char **argv)
 	argv[n++] = b->inc;
 	for (int i = 0; i < b->s->n_flags; i++)
 		argv[n++] = b->s->flags[i];
+	for (int i = 0; b->py && i < (int)NODUS_ARRAY_SIZE(b->py_defs); i++)
+		argv[n++] = b->py_defs[i];
 	return n;
+}
+
+/* A python solution compiles nodus's adapter, not its sources: the
+ * defines name its entry, style, module (embedded by .incbin, which the
+ * assembler's dependency list then names) and interpreter. */
+static void python_defs(struct build *b)
+{
+	const nodus_solution *s = b->s;
+	const char *src = b->p.sources[0];
+	const char *base = strrchr(s->sources[0], '/');
+	base = base ? base + 1 : s->sources[0];
+	snprintf(b->py_defs[0], sizeof(b->py_defs[0]), "-DNODUS_PY_ENTRY=%s", s->entry);
+	snprintf(b->py_defs[1], sizeof(b->py_defs[1]), "-DNODUS_PY_STYLE=%d", s->py_style);
+	snprintf(b->py_defs[2], sizeof(b->py_defs[2]), "-DNODUS_PY_SOURCE=\"%s\"", src);
+	snprintf(b->py_defs[3], sizeof(b->py_defs[3]), "-DNODUS_PY_MODULE=\"%.*s\"",
+		 (int)(strlen(base) - 3), base);
+	snprintf(b->py_defs[4], sizeof(b->py_defs[4]), "-DNODUS_PY_LIBPYTHON=\"%s\"",
+		 b->py->libpython);
+	snprintf(b->py_defs[5], sizeof(b->py_defs[5]), "-DNODUS_PY_HOME=\"%s\"", b->py->home);
+	snprintf(b->py_defs[6], sizeof(b->py_defs[6]), "-DNODUS_PY_PATH=\"%s\"", b->py->path);
+	snprintf(b->py_defs[7], sizeof(b->py_defs[7]), "-O2");
+	snprintf(b->py_defs[8], sizeof(b->py_defs[8]), "-DNODUS_PY_INIT=\"%s\"", s->py_init);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)
@@ -369,10 +396,9 @@ static int deps_refused(struct build *b, const char *dep_file, int may_be_missin
 
 /* Dependency pass and compile of source k into obj; 0 compiled, 1 the
  * compiler failed, 2 refused (res->log says why), < 0 harness failure. */
-static int build_one(struct build *b, int k, const char *obj, nodus_build_result *res,
-		     nodus_error *err)
+static int build_one(struct build *b, int k, const char *src, const char *obj,
+		     nodus_build_result *res, nodus_error *err)
 {
-	const char *src = b->p.sources[k];
 	int plain_asm = strcmp(strrchr(src, '.'), ".s") == 0; /* not preprocessed */
 	char pre[1100], dep[1100], asdep[1100], asopt[1200];
 	snprintf(pre, sizeof(pre), "%s/pre%d.d", b->p.build_dir, k);
@@ -423,13 +449,21 @@ static int build_all(struct build *b, const char *out, nodus_build_result *res, 
 	char libs[8][80];
 	const char *argv[MAX_ARGS];
 	int n_obj = 0, rc;
+	char adapter[PATH_MAX + 32];
 	for (int k = 0; k < b->s->n_sources; k++) {
-		if (!is_compiled(b->s->sources[k], b->cuda))
+		if (b->py || !is_compiled(b->s->sources[k], b->cuda))
 			continue;
 		snprintf(objs[n_obj], sizeof(objs[0]), "%s/obj%d.o", b->p.build_dir, k);
-		if ((rc = build_one(b, k, objs[n_obj], res, err)) != 0)
+		if ((rc = build_one(b, k, b->p.sources[k], objs[n_obj], res, err)) != 0)
 			return rc;
 		n_obj++;
+	}
+	if (b->py) {
+		snprintf(adapter, sizeof(adapter), "%s/nodus/torch_adapter.c", b->p.include_dir);
+		snprintf(objs[0], sizeof(objs[0]), "%s/adapter.o", b->p.build_dir);
+		if ((rc = build_one(b, 0, adapter, objs[0], res, err)) != 0)
+			return rc;
+		n_obj = 1;
 	}
 	if (n_obj == 0) {
 		snprintf(res->log, sizeof(res->log),
@@ -471,13 +505,17 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * hash (sources' bytes, flags, libs, entry, backend), the sources' names
  * and which of them are compiled, the compiler and the target. The files
  * it turns out to read besides are checked through the .deps list. */
-static void cache_key(const nodus_solution *s, const nodus_build_opts *o, char *out)
+static void cache_key(const nodus_solution *s, const nodus_build_opts *o,
+		      const nodus_python_info *py, char *out)
 {
 	nodus_buf b = NODUS_BUF_INIT;
 	int cuda = s->backend == NODUS_BACKEND_CUDA;
 	nodus_buf_addf(&b, "nodus-build-2\n%s\n%s\n%s\n", s->hash,
 		       nodus_build_compiler_version(s->backend),
 		       cuda ? (o->cuda_arch ? o->cuda_arch : "sm_90") : "host");
+	if (py) /* the interpreter the adapter embeds */
+		nodus_buf_addf(&b, "python\n%s\n%s\n%s\n%s\n%s\n%s\n", py->interpreter,
+			       py->version, py->libpython, py->home, py->path, py->torch);
 	for (int k = 0; k < s->n_sources; k++)
 		nodus_buf_addf(&b, "%zu:%s:%d\n", strlen(s->sources[k]), s->sources[k],
 			       is_compiled(s->sources[k], cuda));
@@ -543,7 +581,16 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	if (mkdir_p(o->cache_dir))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create cache directory '%s': %s",
 				 o->cache_dir, strerror(errno));
-	cache_key(s, o, res->key);
+	const nodus_python_info *py = NULL;
+	int rc;
+	if (s->language == NODUS_LANG_PYTHON) {
+		if (!o->python || !*o->python)
+			return NODUS_ERR(err, NODUS_EINVAL, "python solution '%s' needs the target's "
+					 "interpreter (target.python)", s->name);
+		if ((rc = nodus__python_probe(o->python, &py, err)))
+			return rc;
+	}
+	cache_key(s, o, py, res->key);
 	char deps_path[1100], log_path[1100], tmp_deps[1100 + 16];
 	snprintf(res->so_path, sizeof(res->so_path), "%s/%s.so", o->cache_dir, res->key);
 	snprintf(deps_path, sizeof(deps_path), "%s/%s.deps", o->cache_dir, res->key);
@@ -560,9 +607,10 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	b->s = s;
 	b->o = o;
 	b->cuda = s->backend == NODUS_BACKEND_CUDA;
+	b->py = py;
 	b->log_fd = -1;
 	nodus_buf_init(&b->sealed);
-	int rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
+	rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
 	if (rc == NODUS_EINVAL) {
 		/* a source turned into a link out of the suite since it was checked */
 		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
@@ -588,6 +636,8 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
 		snprintf(b->self, sizeof(b->self), "nodus");
 	build_prepare(b);
+	if (b->py)
+		python_defs(b);
 	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->log_fd < 0) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));

@@ -49,6 +49,7 @@
 #include "plan/plan.h"
 #include "run/build.h"
 #include "run/protocol.h"
+#include "run/python.h"
 #include "run/run.h"
 #include "run/timed_checks.h"
 #include "store/store.h"
@@ -1232,6 +1233,20 @@ static void check_speed_of_light(struct run_ctx *x, struct attempt *a)
  * same toolchain) is comparable while a MIG slice or another driver is not. */
 static const char *const unit_fields[] = {"uuid", "cuda_uuid", "pci_bus_id"};
 
+/* A campaign with python solutions runs on its interpreter: its path,
+ * Python's and torch's versions are part of the target (another torch is
+ * another target). The probe was made by the build, so it is cached. */
+static void python_fingerprint(struct run_ctx *x, json_t *fp)
+{
+	const nodus_python_info *py = NULL;
+	nodus_error err;
+	if (!x->c->target.python[0] || nodus__python_probe(x->c->target.python, &py, &err))
+		return;
+	json_object_set_new(fp, "python", json_pack("{s:s,s:s,s:s}", "interpreter",
+						    py->interpreter, "version", py->version,
+						    "torch", py->torch));
+}
+
 /* Completes the worker's fingerprint with what the orchestrator knows
  * (nodus version, compilers, build target, OS kernel), stores the target
  * under the hash of its profile and keeps the unit's identity per record. */
@@ -1249,6 +1264,7 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 			    json_string(cuda ? (x->bopts.cuda_arch ? x->bopts.cuda_arch : "sm_90")
 					     : "host"));
 	json_object_set_new(fp, "os_kernel", json_string(u.release));
+	python_fingerprint(x, fp);
 	json_t *unit = json_object();
 	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
 		json_t *v = json_object_get(fp, unit_fields[i]);
@@ -2943,6 +2959,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	x.bopts.include_dir = x.include_dir;
 	x.bopts.self_path = o->self_path;
 	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
+	x.bopts.python = x.c->target.python;
 	int ran_any = 0;
 	for (int i = 0; i < x.c->n_conditions; i++) {
 		if (o->condition && strcmp(o->condition, x.c->conditions[i].name) != 0)

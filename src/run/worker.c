@@ -70,6 +70,7 @@ struct solution_handle {
 	void *dl;                 /* dlopen handle */
 	nodus_entry_fn entry;     /* the entry function */
 	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
+	nodus_error_fn error;     /* ENTRY_error, or NULL */
 	char path[1024];          /* shared object path */
 };
 
@@ -202,6 +203,17 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	char setup_name[NODUS_NAME_MAX + 8];
 	snprintf(setup_name, sizeof(setup_name), "%s_setup", entry);
 	*(void **)&h->setup = dlsym(h->dl, setup_name);
+	/* ENTRY_load (solution.h): still under the load filter, before the
+	 * census; the torch adapter starts its interpreter here */
+	nodus_load_fn load;
+	snprintf(setup_name, sizeof(setup_name), "%s_load", entry);
+	*(void **)&load = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_error", entry);
+	*(void **)&h->error = dlsym(h->dl, setup_name);
+	char msg[1024] = "";
+	if (load && load(msg, sizeof(msg)))
+		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
+				 msg[0] ? msg : "(no message)");
 	return 0;
 }
 
@@ -620,8 +632,10 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, 0, err)))
 			goto out;
 		if (status) {
+			const char *why = s->error ? s->error() : NULL;
 			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
-			     "entry returned %d on instance %d", status, in->id);
+			     "entry returned %d on instance %d%s%.700s", status, in->id,
+			     why && *why ? ": " : "", why && *why ? why : "");
 			rc = 1;
 			goto out;
 		}
@@ -1301,7 +1315,10 @@ static int open_backend(struct worker *w, const char *backend, nodus_error *err)
  * writes only the worker's directory (its cwd). */
 static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_error *err)
 {
-	const char *files[2] = {NULL, NULL};
+	/* /dev/urandom: torch seeds its default generator from it when it is
+	 * imported (a python solution's ENTRY_load, under this ruleset); it
+	 * gives nothing getrandom() does not */
+	const char *files[3] = {NULL, "/dev/urandom", NULL};
 	files[0] = json_string_value(json_object_get(
 		json_object_get(w->job, w->is_measure ? "candidate" : "reference"), "so"));
 	char cwd[1024];
