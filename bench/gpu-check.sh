@@ -98,10 +98,15 @@ runcampaign() { # NAME PLAN DB [ARGS...]: one nodus run, its time and reports
 
 if [ "$mode" = check ]; then
 	step "gpu tests"
-	for t in build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/test-nvml; do
+	# test-gpu-landlock: every thread of a cuda worker, the driver's too, in a
+	# Landlock domain (docs/sandbox.md, "The cuda backend")
+	for t in build-gpu/tests/gpu/test-gpu-backend build-gpu/tests/gpu/test-gpu-landlock \
+		build-gpu/tests/test-nvml; do
 		[ -x "$t" ] || continue
 		arg=
-		[ "$(basename "$t")" = test-gpu-backend ] && arg=build-gpu/tests/gpu/libnodus_gpu_test_kernels.so
+		case "$(basename "$t")" in
+		test-gpu-backend | test-gpu-landlock) arg=build-gpu/tests/gpu/libnodus_gpu_test_kernels.so ;;
+		esac
 		NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" timeout 300 "$t" $arg >>"$log" 2>&1
 		case $? in
 		0) row "$(basename "$t")" passed ;;

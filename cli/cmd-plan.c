@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "run/python.h"
 #include "cmd.h"
 #include "common/common.h"
 #include "plan/plan.h"
@@ -61,7 +62,8 @@ static void print_summary(const nodus_plan *p)
 }
 
 /* Runs the judge audit; 0 when every task passes or is waived, 1 when one
- * fails, -1 on an internal error, -2 when -o names an input. Campaign
+ * fails, 2 when the target cannot run its python solutions, -1 on an internal
+ * error, -2 when -o names an input. Campaign
  * faults are left to the sealing that follows, which reports them. */
 static int audit_campaign(const char *campaign, const char *out, const char *cache,
 			  const nodus_cli_ctx *ctx)
@@ -86,6 +88,21 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 			 "nodus-cache");
 		cache = dir;
 	}
+	/* python solutions: the target's interpreter must run them (torch
+	 * importable, its files readable by a worker), said before anything
+	 * is sealed rather than by every record of the run */
+	for (int k = 0; k < c->n_solutions; k++) {
+		const nodus_python_info *py;
+		nodus_error perr = {0};
+		if (c->solutions[k].language != NODUS_LANG_PYTHON)
+			continue;
+		if (nodus__python_probe(c->target.python, &py, &perr)) {
+			fprintf(stderr, "%s: %s\n", campaign, perr.message);
+			nodus_campaign_free(c);
+			return 2;
+		}
+		break;
+	}
 	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1,
 			      ctx->self_path};
 	json_t *report = NULL;
@@ -107,7 +124,7 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 			"task or workload, or waive the named check in the campaign's audit.waive "
 			"(docs/audit.md); no plan written\n",
 			failed);
-	return failed;
+	return failed ? 1 : 0;
 }
 
 int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
@@ -151,8 +168,8 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 
 	int audit = audit_campaign(campaign, out, cache, ctx);
 	if (audit)
-		return audit == -2 ? NODUS_EXIT_USAGE
-				   : audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
+		return audit == -2 || audit == 2 ? NODUS_EXIT_USAGE
+		       : audit < 0 ? NODUS_EXIT_INTERNAL : NODUS_EXIT_CHECK;
 
 	nodus_diags diags = NODUS_DIAGS_INIT;
 	nodus_error err = {0};

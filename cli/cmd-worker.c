@@ -17,11 +17,12 @@ int nodus_cmd_worker(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
 	(void)ctx;
 	if (argc > 1 && nodus_cli_is_help(argv[1])) {
-		printf("usage: nodus __worker [BACKEND]   (internal: started by `nodus run`; opens\n"
-		       "BACKEND ahead if given, reads a job frame on stdin and answers on fd 3)\n");
+		printf("usage: nodus __worker [BACKEND [OBJECTS]]   (internal: started by `nodus run`;\n"
+		       "opens BACKEND ahead if given, cuda under Landlock with the compile cache\n"
+		       "OBJECTS readable when given, reads a job frame on stdin and answers on fd 3)\n");
 		return NODUS_EXIT_OK;
 	}
-	return nodus_worker_main(argc > 1 ? argv[1] : NULL);
+	return nodus_worker_main(argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : NULL);
 }
 
 int nodus_cmd_stress(int argc, char **argv, const nodus_cli_ctx *ctx)

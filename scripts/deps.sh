@@ -31,4 +31,17 @@ if ! python3 -c 'import scipy, sklearn' 2>/dev/null; then
 	python3 -m pip install -q scipy scikit-learn 2>/dev/null ||
 		python3 -m pip install -q --break-system-packages scipy scikit-learn
 fi
+# torch for the python solutions' tests (t7000: suites/torch), on Debian's own interpreter,
+# which the suite's target names (/usr/bin/python3, not a python3 earlier on PATH).
+if ! /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: /usr/bin/python3 cannot import torch: t7000 will be skipped" \
+			"(run as root to install python3-torch)" >&2
+	else
+		echo "deps.sh: installing python3-torch for the python solutions' tests"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -qq --no-install-recommends python3-torch ||
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-torch; }
+	fi
+fi
 echo "deps.sh: ok"

@@ -13,6 +13,19 @@
  * allocate lookup tables; its time is not measured, but it is bounded by the
  * watchdog like everything else).
  *
+ * It may also export ENTRY_load, a nodus_load_fn, called once right after
+ * the object is loaded, under the same confinement as its ELF constructors
+ * (docs/sandbox.md: before lockdown, no threads, no write-opens; the census
+ * afterwards), and before setup. It returns 0, or nonzero with a message in
+ * msg (at most msg_bytes, NUL-terminated), which makes the load a
+ * LOAD_ERROR. nodus's torch adapter (torch_adapter.c) starts Python and
+ * imports the solution's module there.
+ *
+ * And ENTRY_error, a nodus_error_fn: after ENTRY returned nonzero, the
+ * harness may call it for a one-line reason (a string the solution owns,
+ * valid until its next call, or NULL) and put it in the record; the
+ * adapter returns the Python exception there.
+ *
  * Destination-passing: the harness allocates every input, output and the
  * workspace, poisons outputs before every call and checks every element
  * afterwards. A solution must write all of its outputs, must not write its
@@ -69,6 +82,8 @@ typedef struct nodus_call {
 } nodus_call;
 
 typedef int (*nodus_entry_fn)(const nodus_call *call);
+typedef int (*nodus_load_fn)(char *msg, int64_t msg_bytes);
+typedef const char *(*nodus_error_fn)(void);
 
 /* Looks up an axis value by name; returns -1 when the task has no such axis. */
 static inline int64_t nodus_call_axis(const nodus_call *call, const char *name)

@@ -19,8 +19,14 @@
  * system libraries only (no writing, no executing, no TCP, no signals out:
  * this covers the reference's ELF constructors, which run at dlopen), loads
  * the reference, allocates everything, and locks down with the worker's
- * syscall filter (nodus_sandbox_lock_down, cpu only: the CUDA driver needs
- * calls it forbids) before the first call of reference code. It answers
+ * syscall filter (nodus_sandbox_lock_down) before the first call of
+ * reference code. A cuda reference gets what a cuda oracle worker gets
+ * instead (the CUDA driver needs calls the cpu filters forbid): the cuda
+ * profile (nodus_sandbox_before_driver before the backend opens, so the
+ * driver's threads are confined too; then nodus_sandbox_opts_cuda,
+ * nodus_sandbox_prepare: census, capabilities, Landlock, the cuda filter)
+ * before its dlopen, and the census check after it; NODUS_CUDA_SANDBOX=0
+ * turns it off, as for workers. It answers
  * with one JSON text in one frame on its result pipe; the parent only
  * parses it, with a deadline, then kills the process group and removes the
  * directory.
@@ -373,8 +379,10 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 {
 	/* /proc/self is resolved here, to this process's own directory: a
 	 * sanitizer build reads its maps when a library is loaded */
+	/* /dev/urandom: torch seeds its generator from it when imported (a
+	 * python reference's adapter, include/nodus/torch_adapter.c) */
 	static const char *const libs[] = {"/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache",
-					   "/proc/self"};
+					   "/proc/self", "/dev/urandom"};
 	nodus_landlock ll;
 	nodus_error err;
 	if (nodus_landlock_open(&ll, &err))
@@ -388,6 +396,96 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 	if (rc)
 		snprintf(why, size, "cannot confine the audit process: %s", err.message);
 	return rc;
+}
+
+/* A cuda reference gets the cuda workers' profile (nodus_sandbox_opts_cuda:
+ * the census, non-dumpable, no capabilities, Landlock reading its object,
+ * the system and CUDA libraries and the driver's files, writing only this
+ * process's directory and /dev, then the cuda filter), after the context
+ * exists and before its dlopen, as a cuda oracle worker has it. */
+static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, int driver_confined,
+			char *why, size_t size)
+{
+	const char *files[] = {so_path, NULL}, *dirs[2];
+	char cwd[PATH_MAX];
+	nodus_sandbox_opts o;
+	nodus_error err = {0};
+	nodus_sandbox_opts_cuda(&o, files, getcwd(cwd, sizeof(cwd)), dirs);
+	o.driver_confined = driver_confined;
+	if (!o.write_dir) {
+		snprintf(why, size, "cannot confine the audit process: no working directory");
+		return -1;
+	}
+	if (nodus_sandbox_prepare(sb, &o, &err) == 0)
+		return 0;
+	snprintf(why, size, "cannot confine the audit process: %s", err.message);
+	return -1;
+}
+
+int nodus__audit_before_driver(const char *so_path, int *confined, char *why, size_t size)
+{
+	*confined = 0;
+	if (nodus_sandbox_cuda_off())
+		return 0;
+	char cwd[PATH_MAX], lib[PATH_MAX];
+	const char *dirs[2], *extra[3] = {NULL, NULL, NULL};
+	int n = 0;
+	if (strcmp(so_path, "-") != 0)
+		extra[n++] = so_path;
+	nodus_error err = {0};
+	if (nodus_backend_cuda_path(lib, sizeof(lib), &err) == 0)
+		extra[n++] = lib;
+	nodus_sandbox_opts o;
+	nodus_sandbox_opts_cuda(&o, NULL, getcwd(cwd, sizeof(cwd)), dirs);
+	int abi = 0;
+	if (!o.write_dir || nodus_sandbox_before_driver(&o, extra, &abi, &err)) {
+		snprintf(why, size, "cannot confine the audit process before the CUDA driver: %s",
+			 o.write_dir ? err.message : "no working directory");
+		return -1;
+	}
+	*confined = abi > 0;
+	return 0;
+}
+
+int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path,
+			 int driver_confined, char *why, size_t size)
+{
+	nodus_sandbox_state_init(sb);
+	if (backend == NODUS_BACKEND_CPU)
+		return confine_loading(so_path, why, size);
+	return nodus_sandbox_cuda_off() ? 0 : confine_cuda(sb, so_path, driver_confined, why, size);
+}
+
+/* Opens the reference's backend into r: 0, or -1 with res's "run" set. A
+ * cuda reference's process confines itself first, before the driver
+ * starts (nodus__audit_before_driver); the probe ("-") loads no reference
+ * code and does not, so that "no GPU" (skipped) stays apart from "the
+ * driver does not start under the sandbox" (failed: the probe opened it). */
+static int open_backend(struct ref_run *r, const nodus_solution *s, const char *so_path,
+			int *driver_confined, json_t *res)
+{
+	nodus_error err = {0};
+	char why[1024];
+	int cuda = s->backend == NODUS_BACKEND_CUDA, probe = strcmp(so_path, "-") == 0;
+	*driver_confined = 0;
+	if (cuda && !probe && nodus__audit_before_driver(so_path, driver_confined, why, sizeof(why))) {
+		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
+		return -1;
+	}
+	int rc = cuda ? nodus_backend_cuda_load(&r->ops, &err) : (r->ops = nodus_backend_cpu(), 0);
+	if (!rc)
+		rc = r->ops->open(&r->dev, &err);
+	if (!rc)
+		return 0;
+	nodus_error_format(&err, why, sizeof(why));
+	if (cuda && !probe)
+		json_object_set_new(res, "run",
+				    json_sprintf("failed: the cuda backend does not start under the "
+						 "audit's sandbox, although it did without (%s)", why));
+	else
+		json_object_set_new(res, "run", json_sprintf("skipped: no %s (%s)",
+							     r->ops ? "GPU" : "cuda backend", why));
+	return -1;
 }
 
 /* Everything the child does; returns its findings or a reason to skip. */
@@ -407,26 +505,17 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	r.fill_threads = s->backend == NODUS_BACKEND_CPU ? 1 : 8;
 	if (s->backend == NODUS_BACKEND_CPU)
 		nodus_judge_single_threaded(); /* large outputs: no scan threads either */
-	if (s->backend == NODUS_BACKEND_CUDA) {
-		if (nodus_backend_cuda_load(&r.ops, &err)) {
-			nodus_error_format(&err, why, sizeof(why));
-			json_object_set_new(res, "run", json_sprintf("skipped: no cuda backend (%s)", why));
-			return res;
-		}
-	} else {
-		r.ops = nodus_backend_cpu();
-	}
-	if (r.ops->open(&r.dev, &err)) {
-		nodus_error_format(&err, why, sizeof(why));
-		json_object_set_new(res, "run", json_sprintf("skipped: no GPU (%s)", why));
+	int driver_confined = 0;
+	if (open_backend(&r, s, so_path, &driver_confined, res))
 		return res;
-	}
 	if (strcmp(so_path, "-") == 0) {
 		/* the probe: the backend opens here, the reference is worth building */
 		json_object_set_new(res, "run", json_string("available"));
 		return res;
 	}
-	if (s->backend == NODUS_BACKEND_CPU && confine_loading(so_path, why, sizeof(why))) {
+	nodus_sandbox_state sb;
+	int cuda_sandboxed = s->backend == NODUS_BACKEND_CUDA && !nodus_sandbox_cuda_off();
+	if (nodus__audit_confine(&sb, s->backend, so_path, driver_confined, why, sizeof(why))) {
 		json_object_set_new(res, "run", json_sprintf("failed: %s", why));
 		return res;
 	}
@@ -437,6 +526,24 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 							     dlerror()));
 		return res;
 	}
+	/* ENTRY_load (solution.h), as the worker calls it: confined as the
+	 * constructors were, before the census */
+	char load_name[NODUS_NAME_MAX + 8], msg[1024] = "";
+	nodus_load_fn load;
+	snprintf(load_name, sizeof(load_name), "%s_load", s->entry);
+	*(void **)&load = dlsym(dl, load_name);
+	if (load && load(msg, sizeof(msg))) {
+		json_object_set_new(res, "run", json_sprintf("failed: cannot load the reference: "
+							     "%s_load: %s", s->entry, msg));
+		return res;
+	}
+	if (cuda_sandboxed && nodus_sandbox_check_loaded(&sb, why, sizeof(why))) {
+		json_object_set_new(res, "run",
+				    json_sprintf("failed: loading the reference left %s (guard "
+						 "load_census)", why));
+		return res;
+	}
+	nodus_sandbox_state_release(&sb);
 	memcpy(&r.entry, &sym, sizeof(sym));
 	nodus__instance_axes(r.t, w, 0, r.axes);
 	for (int a = 0; a < r.t->n_axes; a++)
@@ -533,7 +640,7 @@ int nodus_audit_worker_main(int argc, char **argv)
 static void audit_env(const char *dir, char store[][1100], const char **env)
 {
 	static const char *const passed[] = {"NODUS_CUDA_BACKEND", "CUDA_VISIBLE_DEVICES",
-					     "LD_LIBRARY_PATH"};
+					     "LD_LIBRARY_PATH", "NODUS_CUDA_SANDBOX"};
 	int n = 0;
 	snprintf(store[n], 1100, "PATH=/usr/local/bin:/usr/bin:/bin");
 	env[n] = store[n];
@@ -574,8 +681,8 @@ static json_t *call_in_sandbox(const nodus_campaign *c, const nodus_workload *w,
 			       const nodus_audit_opts *o)
 {
 	char dir[] = "/tmp/nodus-audit-XXXXXX", campaign[PATH_MAX], so[PATH_MAX] = "-";
-	char wi[16], si[16], env_store[8][1100];
-	const char *env[8];
+	char wi[16], si[16], env_store[10][1100];
+	const char *env[10];
 	if (!realpath(c->file, campaign) || (strcmp(so_path, "-") && !realpath(so_path, so)) ||
 	    !mkdtemp(dir))
 		return json_pack("{s:s}", "run", "failed: cannot prepare the audit process");
@@ -651,7 +758,8 @@ static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const
 			return probe;
 		json_decref(probe);
 	}
-	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path};
+	nodus_build_opts bo = {o->cache_dir, o->include_dir, NULL, 0, o->self_path,
+			       c->target.python};
 	nodus_build_result br;
 	nodus_error err = {0};
 	if (nodus_build_solution(s, &bo, &br, &err) || !br.ok)

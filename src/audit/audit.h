@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "common/common.h"
+#include "exec/exec.h"
 #include "spec/spec.h"
 
 typedef struct nodus_audit_opts {
@@ -59,6 +60,22 @@ int nodus_audit_campaign(const nodus_campaign *c, const nodus_audit_opts *o, jso
  * on workload WORKLOAD (index) of CAMPAIGN and answers on fd 3. Does not
  * return on success. */
 int nodus_audit_worker_main(int argc, char **argv);
+
+/* Internal (the audit process, and tests/unit/test-audit.c): confines
+ * this process before it loads the reference object so_path. cpu: Landlock
+ * reading so_path and the system libraries only (the syscall filter comes
+ * later, at lockdown); cuda: the cuda workers' profile, as
+ * nodus_sandbox_prepare puts it on with nodus_sandbox_opts_cuda (sb then
+ * holds the census for nodus_sandbox_check_loaded; nothing when
+ * NODUS_CUDA_SANDBOX=0). sb is initialised either way; release it with
+ * nodus_sandbox_state_release. 0, or -1 with why filled. */
+int nodus__audit_confine(nodus_sandbox_state *sb, int backend, const char *so_path,
+			 int driver_confined, char *why, size_t size);
+/* Internal, cuda, before the backend opens: Landlock while the process has
+ * one thread (nodus_sandbox_before_driver, as a cuda worker does), with
+ * so_path ("-" for none) and the backend's library readable. *confined: 1
+ * when it holds (pass it to nodus__audit_confine). 0, or -1 with why. */
+int nodus__audit_before_driver(const char *so_path, int *confined, char *why, size_t size);
 
 /* The report as text, one block per task and workload. */
 void nodus_audit_print(const json_t *report, FILE *f);

@@ -170,6 +170,10 @@ size_t nodus_backend_cpu_reserved_bytes(void);
 /* Loads the cuda backend (dlopen of libnodus_cuda.so next to the nodus
  * binary or in NODUS_CUDA_BACKEND). NODUS_EUNAVAILABLE when absent. */
 int nodus_backend_cuda_load(const nodus_backend_ops **ops, nodus_error *err);
+/* Where nodus_backend_cuda_load looks for libnodus_cuda.so, into out
+ * (whether or not it is there): a sandbox put on before loading it must
+ * let it be read. 0, or NODUS_EIO / NODUS_EINVAL. */
+int nodus_backend_cuda_path(char *out, size_t size, nodus_error *err);
 
 /* Another symbol of libnodus_cuda.so (the GPU loads of the sharing
  * conditions: nodus_cuda_stress_main, nodus_cuda_streams_start/stop). */

@@ -63,25 +63,30 @@ static int probe_driver(nodus_error *err)
 	return 0;
 }
 
+int nodus_backend_cuda_path(char *out, size_t size, nodus_error *err)
+{
+	const char *env = getenv("NODUS_CUDA_BACKEND");
+	if (env && *env) {
+		if (strlen(env) >= size)
+			return NODUS_ERR(err, NODUS_EINVAL, "NODUS_CUDA_BACKEND: path too long");
+		memcpy(out, env, strlen(env) + 1);
+		return 0;
+	}
+	return beside_exe(out, size, err);
+}
+
 int nodus_backend_cuda_load(const nodus_backend_ops **ops, nodus_error *err)
 {
 	char path[PATH_MAX];
 	*ops = NULL;
-	const char *env = getenv("NODUS_CUDA_BACKEND");
-	if (env && *env) {
-		if (strlen(env) >= sizeof path)
-			return NODUS_ERR(err, NODUS_EINVAL, "NODUS_CUDA_BACKEND: path too long");
-		memcpy(path, env, strlen(env) + 1);
-	} else {
-		int ret = beside_exe(path, sizeof path, err);
-		if (ret)
-			return ret;
-	}
+	int ret = nodus_backend_cuda_path(path, sizeof path, err);
+	if (ret)
+		return ret;
 	if (access(path, F_OK) != 0)
 		return NODUS_ERR(err, NODUS_EUNAVAILABLE,
 				 "cuda backend not built: no '%s'%s", path,
 				 NODUS_HAVE_CUDA ? "" : " (configured without the CUDA toolkit)");
-	int ret = probe_driver(err);
+	ret = probe_driver(err);
 	if (ret)
 		return ret;
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,7 +58,7 @@ extern char **environ;
 /* At most this many children alive at once; a start beyond it fails
  * before fork() with NODUS_ECHILD. */
 /* fds a child may be given: 0-2, the result pipe (3), a shared fd (4) */
-#define CHILD_FDS 5
+#define CHILD_FDS 6
 #define LIVE_MAX 1024
 #define LIVE_FREE 0
 #define LIVE_RESERVED (-1)
@@ -163,7 +164,7 @@ struct prep {
 	char **argv;               /* copy of opts->argv (pointer array), heap */
 	char **envp;               /* opts->env copy, or environ (not owned) */
 	int own_envp;              /* 1 when envp is a heap copy */
-	int src[CHILD_FDS];        /* fd to place at 0..4; -1 = leave alone */
+	int src[CHILD_FDS];        /* fd to place at 0..5; -1 = leave alone */
 	int close_in_parent[CHILD_FDS]; /* child's pipe ends the parent closes after fork */
 	int devnull;               /* /dev/null, O_CLOEXEC, or -1 */
 	int report[2];             /* exec report pipe, O_CLOEXEC */
@@ -467,6 +468,18 @@ static int prep_init(struct prep *p, nodus_child *c, const nodus_child_opts *o, 
 					 o->argv[0]);
 		p->src[4] = o->share_fd;
 	}
+	if (o->want_clock_socket) {
+		int sv[2], on = 1;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+			return NODUS_ERR(err, NODUS_EIO, "cannot create a socket pair: %s",
+					 strerror(errno));
+		c->clock_fd = sv[0];
+		p->src[5] = sv[1];
+		p->close_in_parent[5] = sv[1];
+		if (setsockopt(sv[0], SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)))
+			return NODUS_ERR(err, NODUS_EIO, "cannot ask for kernel timestamps: %s",
+					 strerror(errno));
+	}
 	if (pipe2(p->report, O_CLOEXEC))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create a pipe: %s", strerror(errno));
 	return 0;
@@ -545,9 +558,16 @@ static _Noreturn void child_run(struct prep *p, const char *cwd)
 		_exit(127);
 	if (child_place_fds(p, &rep))
 		child_fail(rep, STAGE_FDS, 0);
-	/* fds 3 and 4 are closed too when not asked for: a worker must not
+	/* fds 3 to 5 are closed too when not asked for: a worker must not
 	 * find some other fd of the orchestrator there. */
-	close_from(p->src[4] >= 0 ? 5 : p->src[3] >= 0 ? 4 : 3, rep, p->max_fd);
+	int first = 3;
+	for (int t = 3; t < CHILD_FDS; t++)
+		if (p->src[t] >= 0)
+			first = t + 1;
+	for (int t = 3; t < first; t++)
+		if (p->src[t] < 0 && t != rep)
+			close(t);
+	close_from(first, rep, p->max_fd);
 	for (int i = 0; i < p->n_rl; i++)
 		if (setrlimit(p->rl[i].resource, &p->rl[i].r))
 			child_fail(rep, STAGE_RLIMIT, p->rl[i].resource);
@@ -598,7 +618,7 @@ static void reset_child(nodus_child *c)
 {
 	c->pid = -1;
 	c->dir[0] = '\0';
-	c->in_fd = c->out_fd = c->err_fd = c->result_fd = -1;
+	c->in_fd = c->out_fd = c->err_fd = c->result_fd = c->clock_fd = -1;
 	c->started_ns = 0;
 	c->peak_rss_bytes = 0;
 }
@@ -609,6 +629,7 @@ static void close_parent_ends(nodus_child *c)
 	close_fd(&c->out_fd);
 	close_fd(&c->err_fd);
 	close_fd(&c->result_fd);
+	close_fd(&c->clock_fd);
 }
 
 /* Waits until pid has ended without reaping it (the zombie keeps pid and

@@ -18,7 +18,7 @@
  * fd convention for stdin/stdout/stderr in opts: 0 inherit, -1 make a pipe
  * (the parent's end lands in child.in_fd/out_fd/err_fd), -2 /dev/null,
  * > 0 use that fd. Every other fd is closed in the child: it sees 0, 1, 2
- * and, with want_result_pipe, 3 (and 4 with share_fd). Parent ends are
+ * and, with want_result_pipe, 3 (and 4 with share_fd; 5 with want_clock_socket). Parent ends are
  * close-on-exec. Only
  * async-signal-safe calls run between fork and exec.
  *
@@ -44,6 +44,10 @@ typedef struct nodus_child_opts {
 	int want_result_pipe;      /* 1: child's fd 3 is the write end of a pipe */
 	int share_fd;              /* > 2: this fd of ours is also the child's fd 4
 				    * (with the result pipe only); 0 = none */
+	int want_clock_socket;     /* 1: child's fd 5 is one end of an AF_UNIX
+				    * SOCK_SEQPACKET pair whose other end (clock_fd)
+				    * has SO_TIMESTAMPNS: the kernel stamps each
+				    * message when the child sends it */
 	int64_t rlimit_as_bytes;   /* RLIMIT_AS, 0 = unchanged */
 	int64_t rlimit_cpu_s;      /* RLIMIT_CPU, 0 = unchanged */
 	int64_t rlimit_nofile;     /* RLIMIT_NOFILE, 0 = unchanged */
@@ -70,6 +74,7 @@ typedef struct nodus_child {
 	int out_fd;                /* parent's read end of stdout, or -1 */
 	int err_fd;                /* parent's read end of stderr, or -1 */
 	int result_fd;             /* parent's read end of the child's fd 3, or -1 */
+	int clock_fd;              /* parent's end of the child's fd 5, or -1 */
 	uint64_t started_ns;       /* nodus_now_ns() at start */
 	int64_t peak_rss_bytes;    /* after finish: the child's peak resident memory, 0 if unknown */
 	char dir[128];             /* its private directory, "" = none */
@@ -160,6 +165,8 @@ typedef struct nodus_sandbox_opts {
 	const char *const *read_files;   /* readable files (the shared objects), NULL-terminated */
 	const char *write_dir;           /* the one writable tree (the worker's directory) */
 	const char *const *cuda_dirs;    /* cuda: extra read-write trees (MPS pipe dir) */
+	int driver_confined;             /* 1: nodus_sandbox_before_driver put a ruleset on
+					  * while the process had one thread (recorded) */
 } nodus_sandbox_opts;
 
 typedef struct nodus_sandbox_state {
@@ -167,6 +174,11 @@ typedef struct nodus_sandbox_state {
 	int landlock_abi;                /* Landlock ABI in force, 0 = the kernel has none */
 	int ipc_namespace;               /* 1: a fresh IPC namespace */
 	int caps_dropped;                /* 1: capabilities dropped */
+	int landlock_tsync;              /* 1: the job's ruleset holds on every thread
+					  * (LANDLOCK_RESTRICT_SELF_TSYNC, ABI 8); 0: on the
+					  * calling thread and those it makes later */
+	int driver_confined;             /* 1: every thread was already in the pre-driver
+					  * domain (nodus_sandbox_before_driver) */
 	int sealed;                      /* code mappings sealed at lockdown, -1 = no mseal */
 	int task_dir, fd_dir, maps_fd;   /* /proc/self/{task,fd,maps}, open from prepare */
 	int tids[NODUS_SANDBOX_MAX_IDS]; /* threads before loading */
@@ -174,6 +186,35 @@ typedef struct nodus_sandbox_state {
 	int fds[NODUS_SANDBOX_MAX_IDS];  /* fds before loading (the census's own included) */
 	int n_fds;
 } nodus_sandbox_state;
+
+/* The cuda profile's options, the same for every cuda process that loads
+ * solution code (a cuda worker, the audit of a cuda reference): the
+ * solutions' objects read_files and the writable write_dir (both
+ * borrowed), and the MPS pipe directory, read-write, from
+ * $CUDA_MPS_PIPE_DIRECTORY when set (dirs: the caller's storage for that
+ * list, kept alive as long as o). */
+void nodus_sandbox_opts_cuda(nodus_sandbox_opts *o, const char *const *read_files,
+			     const char *write_dir, const char *dirs[2]);
+/* Step 0, cuda: Landlock put on before the CUDA driver exists, while the
+ * process has one thread, so that the driver's threads (made at context
+ * creation, before any job) are in a Landlock domain too: a ruleset
+ * applies to the thread that enforces it and to the threads it makes
+ * later, never to those already there (before Landlock ABI 8). The rules
+ * are o's profile (nodus_sandbox_opts_cuda) plus extra_reads (borrowed,
+ * NULL-terminated: the compile cache's directory for a worker started
+ * ahead of its job, whose objects are not known yet; the cuda backend's
+ * library) and each $LD_LIBRARY_PATH directory, read-only. Call it before
+ * nodus_backend_cuda_load; nodus_sandbox_prepare then narrows the calling
+ * thread (every thread where TSYNC exists) to the job's own objects; pass
+ * o->driver_confined = 1 to it when *abi > 0. *abi: the Landlock ABI in
+ * force, 0 when the kernel has none (not an error). Returns 0,
+ * NODUS_EINTERNAL (the process already has other threads: nothing was
+ * put on), or the ruleset's error. */
+int nodus_sandbox_before_driver(const nodus_sandbox_opts *o, const char *const *extra_reads,
+				int *abi, nodus_error *err);
+/* 1 when NODUS_CUDA_SANDBOX=0 turns the cuda profile off (docs/sandbox.md:
+ * should an H200 driver need something it refuses). */
+int nodus_sandbox_cuda_off(void);
 
 void nodus_sandbox_state_init(nodus_sandbox_state *s);
 /* Closes the census's fds (lock_down does it too). */

@@ -34,6 +34,8 @@
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
 #endif
+/* landlock_restrict_self() flag of ABI 8: every thread of the process */
+#define LL_RESTRICT_SELF_TSYNC (1U << 3)
 #define LL_NET_BIND_TCP (1ULL << 0)
 #define LL_NET_CONNECT_TCP (1ULL << 1)
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
@@ -138,7 +140,8 @@ int nodus_landlock_allow(nodus_landlock *ll, const char *path, int rights, nodus
 	return 0;
 }
 
-int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err)
+/* Enforces with flags (0 or LL_RESTRICT_SELF_TSYNC); closes the ruleset. */
+static int enforce(nodus_landlock *ll, unsigned flags, nodus_error *err)
 {
 	int rc = 0;
 	/* required to restrict oneself without CAP_SYS_ADMIN, and it keeps a
@@ -146,11 +149,30 @@ int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		rc = NODUS_ERR(err, NODUS_EUNAVAILABLE, "cannot set no_new_privs: %s",
 			       strerror(errno));
-	else if (syscall(SYS_landlock_restrict_self, ll->fd, 0))
-		rc = NODUS_ERR(err, NODUS_EIO, "cannot enforce the Landlock ruleset: %s",
-			       strerror(errno));
+	else if (syscall(SYS_landlock_restrict_self, ll->fd, flags))
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot enforce the Landlock ruleset%s: %s",
+			       flags ? " on every thread" : "", strerror(errno));
 	nodus_landlock_close(ll);
 	return rc;
+}
+
+int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err)
+{
+	return enforce(ll, 0, err);
+}
+
+int nodus_landlock_enforce_all_threads(nodus_landlock *ll, int *all, nodus_error *err)
+{
+	*all = 0;
+	if (ll->abi >= 8 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    syscall(SYS_landlock_restrict_self, ll->fd, LL_RESTRICT_SELF_TSYNC) == 0) {
+		*all = 1;
+		nodus_landlock_close(ll);
+		return 0;
+	}
+	/* no TSYNC (an older kernel, or one that refuses it): this thread and
+	 * the threads it makes, as the caller then records */
+	return enforce(ll, 0, err);
 }
 
 void nodus_landlock_close(nodus_landlock *ll)

@@ -49,6 +49,11 @@ int nodus_landlock_open_scoped(nodus_landlock *ll, int scope_abstract_unix, nodu
 int nodus_landlock_allow(nodus_landlock *ll, const char *path, int rights, nodus_error *err);
 /* Restricts the calling thread (and its future children) to the rules. */
 int nodus_landlock_enforce(nodus_landlock *ll, nodus_error *err);
+/* The same for every thread of the process at once where the kernel can
+ * (LANDLOCK_RESTRICT_SELF_TSYNC, Landlock ABI 8): *all is 1 then, 0 when
+ * only the calling thread and its future children are restricted (an
+ * older kernel). */
+int nodus_landlock_enforce_all_threads(nodus_landlock *ll, int *all, nodus_error *err);
 void nodus_landlock_close(nodus_landlock *ll);
 
 /* `nodus __jail [--read P]... [--exec P]... [--write P]... [--as BYTES]

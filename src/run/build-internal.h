@@ -41,13 +41,54 @@ int nodus__build_under(const char *path, const char *dir);
 enum build_dep_kind { DEP_SOURCE, DEP_SEALED, DEP_OWN, DEP_FOREIGN };
 enum build_dep_kind nodus__build_dep_kind(const build_paths *p, const char *real);
 
+/* Why a build was refused, which decides its record's status. A file of
+ * the solution's own directory that sources do not list is a mistake
+ * (COMPILE_ERROR: the message says to add it); any other file outside the
+ * listed sources, nodus's include/ and the tool chain (another directory
+ * of the suite, /etc, /root, /proc, the plan, the store) is nothing an
+ * honest solution reads and no listing could make readable: an attack
+ * (REWARD_HACK). */
+enum build_refusal {
+	BUILD_REFUSED_NO = 0,      /* not refused */
+	BUILD_REFUSED_MISTAKE = 1, /* an unlisted file of the solution's directory, or no list */
+	BUILD_REFUSED_HACK = 2,    /* a file no solution may read */
+};
+
+/* The refusal a read of `real` (resolved, or a /proc name) deserves:
+ * BUILD_REFUSED_NO for a listed source, an include/ or tool chain file or
+ * the build's own; MISTAKE beneath the solution's directory; HACK else.
+ * Fills why (a "nodus: ..." line naming the file and the guard: guard
+ * build_undeclared_read for a mistake, `outside_guard` for an attack). */
+enum build_refusal nodus__build_read_refusal(const build_paths *p, const char *real,
+					      const char *outside_guard, char *why,
+					      size_t why_size);
+
 /* Reads a make-style dependency file (gcc -M/-MD, nvcc -MD, gas --MD);
- * relative names are taken from the build directory. For every dependency
- * that exists: DEP_FOREIGN fills why (naming the file) and returns -1;
- * DEP_SEALED is appended to sealed as "path\n" once. A missing file is 0
- * when may_be_missing, else -1. */
-int nodus__build_deps_check(const build_paths *p, const char *dep_file, int may_be_missing,
-			    nodus_buf *sealed, char *why, size_t why_size);
+ * relative names are taken from the build directory. Every dependency that
+ * exists is judged by nodus__build_read_refusal (guard build_outside_read
+ * for an attack): the first refused fills why and decides the return
+ * value; DEP_SEALED ones are appended to sealed as "path\n" once. A /proc
+ * name, or an absolute one that no longer exists, is BUILD_REFUSED_HACK.
+ * A missing dependency file is 0 when may_be_missing, else MISTAKE. */
+enum build_refusal nodus__build_deps_check(const build_paths *p, const char *dep_file,
+					    int may_be_missing, nodus_buf *sealed, char *why,
+					    size_t why_size);
+
+/* After a step failed: the first file its output (raw) says the compiler
+ * or the assembler could not open ("fatal error: PATH: Permission denied",
+ * gas's "can't open PATH for reading: Permission denied" and "file not
+ * found: PATH") or read (a diagnostic located in it: "PATH:LINE: ...",
+ * "PATH: Assembler messages:"), located as the tool did (absolute, else
+ * from the build directory, the tools' cwd, or nodus's include/), resolved
+ * (symbolic links, "..") and judged by nodus__build_read_refusal with
+ * outside_guard (build_confined under Landlock, build_outside_read
+ * without). BUILD_REFUSED_NO when every file named is one the build may
+ * read or does not exist (a typo is the compiler's own error); guard gets
+ * the guard's name otherwise. */
+enum build_refusal nodus__build_denied(const build_paths *p, const char *raw,
+					const char *outside_guard, char *why, size_t why_size,
+					char *guard, size_t guard_size);
+
 /* Writes "sha256 path" per line of sealed into path (the cache entry's
  * list of tool chain and include files). */
 int nodus__build_deps_write(const char *path, const char *sealed, nodus_error *err);

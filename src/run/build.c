@@ -18,7 +18,11 @@
  * toolkit found from nvcc's path, /etc/ld.so.cache), writes only in the
  * build directory (also its TMPDIR and HOME), no TCP, no signals outside.
  * Without Landlock the jail says so in the log and the dependency check
- * (build_deps.c) is what refuses a foreign read.
+ * (build_deps.c) is what refuses a foreign read; under it, a refused read
+ * is found again from the tool's message (build_denied.c). Either way a
+ * refused file of the solution's own directory is a mistake (the record
+ * is COMPILE_ERROR and says to list it), any other an attack (res->hack:
+ * REWARD_HACK).
  *
  * Compiled are the sources with a source extension (.c .s .S for cpu; .cu
  * .c .cc .cpp .cxx for cuda); every other listed file (headers, data for
@@ -38,6 +42,7 @@
 #include "exec/exec.h"
 #include "run/build-internal.h"
 #include "run/build.h"
+#include "run/python.h"
 
 #define MAX_ARGS (NODUS_MAX_SOURCES + NODUS_MAX_FLAGS + 96)
 #define BUILD_FSIZE_BYTES ((int64_t)1 << 30)   /* no output file above 1 GiB */
@@ -256,6 +261,8 @@ struct build {
 	int log_fd;                      /* every step's output, appended */
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
+	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
+	char py_defs[9][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
 };
 
 static void jail_rule(struct build *b, const char *opt, const char *path)
@@ -342,7 +349,31 @@ static int base_args(struct build *b, const char **argv)
 	argv[n++] = b->inc;
 	for (int i = 0; i < b->s->n_flags; i++)
 		argv[n++] = b->s->flags[i];
+	for (int i = 0; b->py && i < (int)NODUS_ARRAY_SIZE(b->py_defs); i++)
+		argv[n++] = b->py_defs[i];
 	return n;
+}
+
+/* A python solution compiles nodus's adapter, not its sources: the
+ * defines name its entry, style, module (embedded by .incbin, which the
+ * assembler's dependency list then names) and interpreter. */
+static void python_defs(struct build *b)
+{
+	const nodus_solution *s = b->s;
+	const char *src = b->p.sources[0];
+	const char *base = strrchr(s->sources[0], '/');
+	base = base ? base + 1 : s->sources[0];
+	snprintf(b->py_defs[0], sizeof(b->py_defs[0]), "-DNODUS_PY_ENTRY=%s", s->entry);
+	snprintf(b->py_defs[1], sizeof(b->py_defs[1]), "-DNODUS_PY_STYLE=%d", s->py_style);
+	snprintf(b->py_defs[2], sizeof(b->py_defs[2]), "-DNODUS_PY_SOURCE=\"%s\"", src);
+	snprintf(b->py_defs[3], sizeof(b->py_defs[3]), "-DNODUS_PY_MODULE=\"%.*s\"",
+		 (int)(strlen(base) - 3), base);
+	snprintf(b->py_defs[4], sizeof(b->py_defs[4]), "-DNODUS_PY_LIBPYTHON=\"%s\"",
+		 b->py->libpython);
+	snprintf(b->py_defs[5], sizeof(b->py_defs[5]), "-DNODUS_PY_HOME=\"%s\"", b->py->home);
+	snprintf(b->py_defs[6], sizeof(b->py_defs[6]), "-DNODUS_PY_PATH=\"%s\"", b->py->path);
+	snprintf(b->py_defs[7], sizeof(b->py_defs[7]), "-O2");
+	snprintf(b->py_defs[8], sizeof(b->py_defs[8]), "-DNODUS_PY_INIT=\"%s\"", s->py_init);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)
@@ -352,12 +383,22 @@ static void guard_of(const char *why, char *guard, size_t size)
 		snprintf(guard, size, "%.*s", (int)strcspn(g + 7, ")"), g + 7);
 }
 
+/* The dependency list dep_file (see build_one), judged: 0, or 2 with
+ * res->log saying why and res->hack set for an attack. */
+static int deps_refused(struct build *b, const char *dep_file, int may_be_missing,
+			nodus_build_result *res)
+{
+	enum build_refusal r = nodus__build_deps_check(&b->p, dep_file, may_be_missing, &b->sealed,
+						       res->log, sizeof(res->log));
+	res->hack = r == BUILD_REFUSED_HACK;
+	return r == BUILD_REFUSED_NO ? 0 : 2;
+}
+
 /* Dependency pass and compile of source k into obj; 0 compiled, 1 the
  * compiler failed, 2 refused (res->log says why), < 0 harness failure. */
-static int build_one(struct build *b, int k, const char *obj, nodus_build_result *res,
-		     nodus_error *err)
+static int build_one(struct build *b, int k, const char *src, const char *obj,
+		     nodus_build_result *res, nodus_error *err)
 {
-	const char *src = b->p.sources[k];
 	int plain_asm = strcmp(strrchr(src, '.'), ".s") == 0; /* not preprocessed */
 	char pre[1100], dep[1100], asdep[1100], asopt[1200];
 	snprintf(pre, sizeof(pre), "%s/pre%d.d", b->p.build_dir, k);
@@ -375,7 +416,7 @@ static int build_one(struct build *b, int k, const char *obj, nodus_build_result
 		argv[n] = NULL;
 		if ((rc = build_step(b, argv, err)) != 0)
 			return rc < 0 ? rc : 1;
-		if (nodus__build_deps_check(&b->p, pre, 0, &b->sealed, res->log, sizeof(res->log)))
+		if (deps_refused(b, pre, 0, res))
 			return 2;
 	}
 	n = base_args(b, argv);
@@ -396,8 +437,7 @@ static int build_one(struct build *b, int k, const char *obj, nodus_build_result
 	argv[n] = NULL;
 	if ((rc = build_step(b, argv, err)) != 0)
 		return rc < 0 ? rc : 1;
-	if (nodus__build_deps_check(&b->p, dep, plain_asm, &b->sealed, res->log, sizeof(res->log)) ||
-	    nodus__build_deps_check(&b->p, asdep, 0, &b->sealed, res->log, sizeof(res->log)))
+	if (deps_refused(b, dep, plain_asm, res) || deps_refused(b, asdep, 0, res))
 		return 2;
 	return 0;
 }
@@ -409,13 +449,21 @@ static int build_all(struct build *b, const char *out, nodus_build_result *res, 
 	char libs[8][80];
 	const char *argv[MAX_ARGS];
 	int n_obj = 0, rc;
+	char adapter[PATH_MAX + 32];
 	for (int k = 0; k < b->s->n_sources; k++) {
-		if (!is_compiled(b->s->sources[k], b->cuda))
+		if (b->py || !is_compiled(b->s->sources[k], b->cuda))
 			continue;
 		snprintf(objs[n_obj], sizeof(objs[0]), "%s/obj%d.o", b->p.build_dir, k);
-		if ((rc = build_one(b, k, objs[n_obj], res, err)) != 0)
+		if ((rc = build_one(b, k, b->p.sources[k], objs[n_obj], res, err)) != 0)
 			return rc;
 		n_obj++;
+	}
+	if (b->py) {
+		snprintf(adapter, sizeof(adapter), "%s/nodus/torch_adapter.c", b->p.include_dir);
+		snprintf(objs[0], sizeof(objs[0]), "%s/adapter.o", b->p.build_dir);
+		if ((rc = build_one(b, 0, adapter, objs[0], res, err)) != 0)
+			return rc;
+		n_obj = 1;
 	}
 	if (n_obj == 0) {
 		snprintf(res->log, sizeof(res->log),
@@ -457,13 +505,17 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * hash (sources' bytes, flags, libs, entry, backend), the sources' names
  * and which of them are compiled, the compiler and the target. The files
  * it turns out to read besides are checked through the .deps list. */
-static void cache_key(const nodus_solution *s, const nodus_build_opts *o, char *out)
+static void cache_key(const nodus_solution *s, const nodus_build_opts *o,
+		      const nodus_python_info *py, char *out)
 {
 	nodus_buf b = NODUS_BUF_INIT;
 	int cuda = s->backend == NODUS_BACKEND_CUDA;
 	nodus_buf_addf(&b, "nodus-build-2\n%s\n%s\n%s\n", s->hash,
 		       nodus_build_compiler_version(s->backend),
 		       cuda ? (o->cuda_arch ? o->cuda_arch : "sm_90") : "host");
+	if (py) /* the interpreter the adapter embeds */
+		nodus_buf_addf(&b, "python\n%s\n%s\n%s\n%s\n%s\n%s\n", py->interpreter,
+			       py->version, py->libpython, py->home, py->path, py->torch);
 	for (int k = 0; k < s->n_sources; k++)
 		nodus_buf_addf(&b, "%zu:%s:%d\n", strlen(s->sources[k]), s->sources[k],
 			       is_compiled(s->sources[k], cuda));
@@ -494,24 +546,32 @@ static void degraded_note(const char *log_path, nodus_build_result *res)
 		snprintf(res->log + n, sizeof(res->log) - n, "\n%.*s", (int)strcspn(note, "\n"), note);
 }
 
-/* The compiler failed: the record gets its output, filtered. */
+/* The compiler failed: the record gets its output, filtered, after what
+ * nodus found about it. A file Landlock refused decides the guard and,
+ * for one no solution may read, makes the refusal an attack (res->hack). */
 static void failed_log(struct build *b, const char *log_path, nodus_build_result *res)
 {
 	static char raw[1 << 16];
+	char note[1200] = "", filtered[sizeof(res->log)];
 	read_log(log_path, raw, sizeof(raw));
-	nodus__build_log_filter(&b->p, raw, res->log, sizeof(res->log));
-	/* a read Landlock refused: the preprocessor says "Permission denied",
-	 * the assembler's .incbin/.include "file not found" */
-	if ((strstr(raw, "Permission denied") || strstr(raw, "file not found")) &&
-	    !strstr(raw, "landlock unavailable")) {
-		size_t n = strlen(res->log);
-		if (n + 200 > sizeof(res->log))
-			n = sizeof(res->log) > 200 ? sizeof(res->log) - 200 : 0;
-		snprintf(res->log + n, sizeof(res->log) - n,
+	nodus__build_log_filter(&b->p, raw, filtered, sizeof(filtered));
+	int jailed = !strstr(raw, "landlock unavailable");
+	enum build_refusal r =
+		nodus__build_denied(&b->p, raw, jailed ? "build_confined" : "build_outside_read",
+				    note, sizeof(note), res->guard, sizeof(res->guard));
+	res->hack = r == BUILD_REFUSED_HACK;
+	if (r == BUILD_REFUSED_NO && jailed && strstr(raw, "Permission denied")) {
+		/* refused, but not a file nodus can find again: say what holds */
+		snprintf(note, sizeof(note),
 			 "nodus: the build may read only the solution's listed sources, nodus's "
-			 "include/ and the tool chain (guard build_confined)\n");
+			 "include/ and the tool chain (guard build_confined)");
 		snprintf(res->guard, sizeof(res->guard), "build_confined");
 	}
+	/* nodus's word first: a record keeps only the start of a long log */
+	nodus_buf log = NODUS_BUF_INIT;
+	nodus_buf_addf(&log, "%s%s%s", note, note[0] ? "\n" : "", filtered);
+	snprintf(res->log, sizeof(res->log), "%.*s", (int)(sizeof(res->log) - 1), log.data);
+	nodus_buf_release(&log);
 }
 
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
@@ -521,7 +581,16 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	if (mkdir_p(o->cache_dir))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create cache directory '%s': %s",
 				 o->cache_dir, strerror(errno));
-	cache_key(s, o, res->key);
+	const nodus_python_info *py = NULL;
+	int rc;
+	if (s->language == NODUS_LANG_PYTHON) {
+		if (!o->python || !*o->python)
+			return NODUS_ERR(err, NODUS_EINVAL, "python solution '%s' needs the target's "
+					 "interpreter (target.python)", s->name);
+		if ((rc = nodus__python_probe(o->python, &py, err)))
+			return rc;
+	}
+	cache_key(s, o, py, res->key);
 	char deps_path[1100], log_path[1100], tmp_deps[1100 + 16];
 	snprintf(res->so_path, sizeof(res->so_path), "%s/%s.so", o->cache_dir, res->key);
 	snprintf(deps_path, sizeof(deps_path), "%s/%s.deps", o->cache_dir, res->key);
@@ -538,9 +607,10 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	b->s = s;
 	b->o = o;
 	b->cuda = s->backend == NODUS_BACKEND_CUDA;
+	b->py = py;
 	b->log_fd = -1;
 	nodus_buf_init(&b->sealed);
-	int rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
+	rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
 	if (rc == NODUS_EINVAL) {
 		/* a source turned into a link out of the suite since it was checked */
 		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
@@ -566,6 +636,8 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
 		snprintf(b->self, sizeof(b->self), "nodus");
 	build_prepare(b);
+	if (b->py)
+		python_defs(b);
 	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->log_fd < 0) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));

@@ -16,6 +16,9 @@
  * or a refused build is a result (res->log, filtered to the solution's own
  * diagnostics; the whole log is kept beside the cache entry), not an error
  * of the harness.
+ * A python solution is built from nodus's include/nodus/torch_adapter.c
+ * with its module embedded and the interpreter's facts (run/python.h) in
+ * its defines; those facts enter the cache key.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_BUILD_H
 #define NODUS_BUILD_H
@@ -31,6 +34,9 @@ typedef struct nodus_build_result {
 	char log[2048];          /* first part of the compiler's output on failure */
 	char key[NODUS_SHA256_HEX]; /* cache key */
 	char guard[40];          /* when nodus refused the build: the guard's name, else "" */
+	int hack;                /* 1: refused because the solution made the tool chain read a
+				  * file no solution may read (outside its directory, include/
+				  * and the tool chain): REWARD_HACK, not COMPILE_ERROR */
 } nodus_build_result;
 
 typedef struct nodus_build_opts {
@@ -39,6 +45,7 @@ typedef struct nodus_build_opts {
 	const char *cuda_arch;   /* e.g. "sm_90"; NULL = "sm_90" */
 	double timeout_s;        /* watchdog of the whole build; 0 = 120 s */
 	const char *self_path;   /* the nodus binary (runs `nodus __jail`); NULL = /proc/self/exe */
+	const char *python;      /* interpreter of python solutions (target.python); NULL = none */
 } nodus_build_opts;
 
 /* Builds (or finds) solution s. Returns 0 with res->ok telling whether it

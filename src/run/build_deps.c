@@ -6,11 +6,16 @@
  * Every file the preprocessor opened (gcc/nvcc -M, -MD) and every file the
  * assembler opened (.include, .incbin: gas --MD) must be a listed source,
  * a header of nodus's include directory, or a tool chain file. Anything
- * else refuses the build, naming the file: a header of the suite that
- * sources do not list would not be hashed (a change to it would leave the
- * plan's digest, verify and the compile cache unaware), and a file outside
- * the suite has no business in a solution at all. Landlock refuses such
- * reads already where the kernel has it; this check holds without it.
+ * else refuses the build, naming the file, and how decides the record:
+ * a file of the solution's own directory that sources do not list would
+ * not be hashed (a change to it would leave the plan's digest, verify and
+ * the compile cache unaware), but listing it is all it takes, so that is a
+ * mistake (COMPILE_ERROR, saying what to add); a file anywhere else has no
+ * business in a solution at all and cannot be listed (sources resolve
+ * inside the solution's directory), so reading it is an attack
+ * (REWARD_HACK). Landlock refuses such reads already where the kernel has
+ * it (build_denied.c then tells which file from the tools' messages); this
+ * check holds without it.
  *
  * The tool chain and include files a build read are listed with their
  * hashes beside the cached object, so a changed system header or a
@@ -92,20 +97,49 @@ static int has_line(const char *text, const char *line)
 	return 0;
 }
 
-int nodus__build_deps_check(const build_paths *p, const char *dep_file, int may_be_missing,
-			    nodus_buf *sealed, char *why, size_t why_size)
+enum build_refusal nodus__build_read_refusal(const build_paths *p, const char *real,
+					      const char *outside_guard, char *why,
+					      size_t why_size)
+{
+	/* a /proc name resolves otherwise here than in the tool that read it
+	 * (/proc/self/cwd/..., /proc/self/root/...): never a solution's file */
+	int proc = strncmp(real, "/proc/", 6) == 0 || strncmp(real, "/dev/fd/", 8) == 0;
+	if (!proc) {
+		enum build_dep_kind kind = nodus__build_dep_kind(p, real);
+		if (kind != DEP_FOREIGN)
+			return BUILD_REFUSED_NO;
+		if (nodus__build_under(real, p->sol_dir)) {
+			const char *rel = real + strlen(p->sol_dir) + 1;
+			snprintf(why, why_size,
+				 "nodus: the build read '%s', which is not listed in the solution's "
+				 "sources: add \"%s\" to its \"sources\" (every header and data file "
+				 "a build reads is sealed) (guard build_undeclared_read)",
+				 rel, rel);
+			return BUILD_REFUSED_MISTAKE;
+		}
+	}
+	snprintf(why, why_size,
+		 "nodus: the build read or tried to read '%s', outside the solution's directory, nodus's include/ "
+		 "and the tool chain: no solution may read it (guard %s)",
+		 real, outside_guard);
+	return BUILD_REFUSED_HACK;
+}
+
+enum build_refusal nodus__build_deps_check(const build_paths *p, const char *dep_file,
+					    int may_be_missing, nodus_buf *sealed, char *why,
+					    size_t why_size)
 {
 	nodus_buf text = NODUS_BUF_INIT;
 	if (nodus_buf_read_file(&text, dep_file)) {
 		nodus_buf_release(&text);
 		if (may_be_missing)
-			return 0;
+			return BUILD_REFUSED_NO;
 		snprintf(why, why_size, "nodus: the compiler wrote no dependency list (%s): the "
 			 "build is refused, as what it read cannot be told (guard build_deps)",
 			 dep_file);
-		return -1;
+		return BUILD_REFUSED_MISTAKE;
 	}
-	int rc = 0;
+	enum build_refusal rc = BUILD_REFUSED_NO;
 	const char *s = text.data;
 	char name[PATH_MAX], joined[PATH_MAX + 1100], real[PATH_MAX];
 	while (!rc && next_name(&s, name, sizeof(name))) {
@@ -117,51 +151,31 @@ int nodus__build_deps_check(const build_paths *p, const char *dep_file, int may_
 		if (strlen(name) + 1 >= sizeof(name)) {
 			snprintf(why, why_size, "nodus: the build read a file whose name is too long "
 				 "to check (guard build_outside_read)");
-			rc = -1;
+			rc = BUILD_REFUSED_HACK;
 			break;
 		}
 		if (name[0] != '/')
 			snprintf(joined, sizeof(joined), "%s/%s", p->build_dir, name);
 		else
 			snprintf(joined, sizeof(joined), "%s", name);
-		/* /proc names resolve differently here than in the compiler
-		 * (/proc/self/cwd/..): never a dependency of a solution */
-		int proc = strncmp(joined, "/proc/", 6) == 0;
-		if (!proc && !realpath(joined, real)) {
+		if (strncmp(joined, "/proc/", 6) == 0) {
+			rc = nodus__build_read_refusal(p, joined, "build_outside_read", why, why_size);
+			break;
+		}
+		if (!realpath(joined, real)) {
 			/* the tool chain's temporaries (in the build directory, or
 			 * named relative to it) are gone by now; nothing else may be */
 			if (name[0] != '/' || nodus__build_under(joined, p->build_dir))
 				continue;
-			proc = 1;
-		}
-		if (proc) {
-			snprintf(why, why_size, "nodus: the build read '%s', outside the solution, "
-				 "nodus's include/ and the tool chain (guard build_outside_read)", joined);
-			rc = -1;
+			snprintf(why, why_size, "nodus: the build read '%s', which is gone now: "
+				 "outside the solution, nodus's include/ and the tool chain "
+				 "(guard build_outside_read)", joined);
+			rc = BUILD_REFUSED_HACK;
 			break;
 		}
-		switch (nodus__build_dep_kind(p, real)) {
-		case DEP_FOREIGN:
-			if (nodus__build_under(real, p->sol_dir))
-				snprintf(why, why_size,
-					 "nodus: the build read '%s', which is not listed in the "
-					 "solution's sources: list every header and data file it reads "
-					 "(guard build_undeclared_read)",
-					 real + strlen(p->sol_dir) + 1);
-			else
-				snprintf(why, why_size,
-					 "nodus: the build read '%s', outside the solution, nodus's "
-					 "include/ and the tool chain (guard build_outside_read)",
-					 real);
-			rc = -1;
-			break;
-		case DEP_SEALED:
-			if (!has_line(sealed->data, real))
-				nodus_buf_addf(sealed, "%s\n", real);
-			break;
-		default:
-			break;
-		}
+		rc = nodus__build_read_refusal(p, real, "build_outside_read", why, why_size);
+		if (!rc && nodus__build_dep_kind(p, real) == DEP_SEALED && !has_line(sealed->data, real))
+			nodus_buf_addf(sealed, "%s\n", real);
 	}
 	nodus_buf_release(&text);
 	return rc;

@@ -4,12 +4,26 @@
  * the input instances both sides must generate bit for bit alike.
  *
  * The orchestrator sends one JOB frame (JSON) on the worker's stdin; the
- * worker answers with frames on its fd 3 and, during timing, waits for a
- * CMD frame (nodus_msg_cmd) on stdin after it has sized the batch, after
- * every timed batch and after every round, so that the stop rule, the
- * choice of which timed call is checked and the window of copies each
- * sample uses are made in the trusted orchestrator, not beside candidate
- * code, and only once the calls they concern have run.
+ * worker answers with frames on its fd 3. Timing is driven from here one
+ * command at a time (CMD frames, nodus_msg_cmd, on stdin): each solution is
+ * timed in a worker of its own (the reference's "timer", the candidate's
+ * "measure" worker), and the orchestrator alternates them batch by batch,
+ * so that no candidate code shares a process with the reference's timing
+ * or its clock, samples stay time-adjacent, and the order of the sides,
+ * the stop rule, which timed call is checked and the window of copies each
+ * sample uses are chosen in the trusted orchestrator, the check only once
+ * the calls it concerns have run.
+ *
+ * Commands during timing (op):
+ *   'c'  the correctness gate is open: size (a measure worker after its
+ *        trials; a timer at once)
+ *   'z'  the batch is chosen (batch): make the timing copies
+ *   'w'  one warm-up batch (answered by a BATCH with sample -1)
+ *   'b'  timed batch: sample, window, perturbation (START, then BATCH)
+ *   'k'  send the outputs of the last batch's call on copy (as instance)
+ *   'e'  timing is over: check the copies (measure: then the final trial),
+ *        then DONE
+ *   's'  stop at once
  *
  * An instance is one set of inputs: drawn from (seed, variant) at the
  * workload's axes or at the probe axes, or - for timing copies - drawn from
@@ -24,8 +38,8 @@
  *   OUTPUT_AT nodus_msg_output header + u64 offset: the output's bytes are
  *             in the worker's output arena (below) at that offset
  *   CHECKSUM  nodus_msg_checksum header + u64 per input (after the call)
- *   ROUND     nodus_msg_round header + nodus_sample[n]
- *   SIZED     nodus_msg_sized: the batch the timing will use
+ *   SIZED     nodus_msg_sized: one call of the solution, timed after its
+ *             first (the orchestrator chooses one batch for both sides)
  *   START     nodus_msg_batch (times 0): a timed batch starts now; the
  *             orchestrator reads its own clock when it arrives
  *   BATCH     nodus_msg_batch: that batch is over, with the times the
@@ -61,7 +75,8 @@ enum nodus_msg_type {
 	NODUS_MSG_READY = 2,
 	NODUS_MSG_OUTPUT = 3,
 	NODUS_MSG_CHECKSUM = 4,
-	NODUS_MSG_ROUND = 5,
+	/* 5 was ROUND: a measure worker's samples; the orchestrator now builds
+	 * them from each side's BATCH frames */
 	NODUS_MSG_FAIL = 6,
 	NODUS_MSG_DONE = 7,
 	NODUS_MSG_CMD = 8,      /* orchestrator -> worker: 'c' continue, 's' stop */
@@ -81,27 +96,52 @@ enum nodus_msg_type {
 typedef struct nodus_msg_cmd {
 	char op;
 	char pad[3];
-	int32_t instance;
-	int32_t copy;
-	int32_t next_window;
-	uint64_t next_perturbation; /* the next sample's perturbation: any value, so
+	int32_t instance;           /* 'k': the instance the outputs are sent as */
+	int32_t copy;               /* 'k': the copy whose call is sent */
+	int32_t window;             /* 'b': the first copy of the batch's window */
+	uint64_t perturbation;      /* 'b': the sample's perturbation: any value, so
 				     * a checked sample's is told from no other's */
+	int64_t sample;             /* 'b': k */
+	int32_t batch;              /* 'z': calls per timed batch */
+	int32_t pad2;
 } nodus_msg_cmd;
 
-/* SIZED: the calls per timed batch, at most the job's copy count. */
+/* SIZED: one call's time (the second of two) and the job's copy count. */
 typedef struct nodus_msg_sized {
-	int32_t batch;
+	int64_t call_ns;
 	int32_t copies;
+	int32_t status;    /* the entry's first non-zero return, else 0 */
 } nodus_msg_sized;
 
 /* START and BATCH of one timed batch. */
 typedef struct nodus_msg_batch {
-	int64_t sample;    /* k, or -1 for the warm-up and sizing */
+	int64_t sample;    /* k, or -1 for a warm-up batch */
 	int32_t role;      /* NODUS_ROLE_* */
 	int32_t status;    /* the entry's first non-zero return, else 0 */
 	int64_t event_ns;  /* the whole batch, as nodus_timing */
 	int64_t host_ns;
+	int64_t wall_ns;   /* the worker's clock from sending START to sending BATCH,
+			    * which the kernel's stamps of the two must agree with */
+	int32_t sm_clock_mhz; /* at the batch's end, 0 unknown */
+	int32_t pad;
 } nodus_msg_batch;
+
+#define NODUS_MAX_BATCH 100000 /* calls per timed batch, at most */
+
+/* START and BATCH travel on the clock socket, the worker's fd 5: an
+ * AF_UNIX SOCK_SEQPACKET pair whose receiving end has SO_TIMESTAMPNS, so
+ * the kernel stamps each when the worker sends it. The orchestrator's view
+ * of a batch is then the kernel's, not the time it got round to reading
+ * the frames: on a busy machine it read START only after the batch had
+ * ended, which made a long batch look short (exec.h, want_clock_socket).
+ * One message per mark; a worker without fd 5 sends them on fd 3. */
+#define NODUS_CLOCK_FD 5
+#define NODUS_CLOCK_MAGIC 0x6b6c636eu
+typedef struct nodus_clock_mark {
+	uint32_t magic;
+	uint32_t type;         /* NODUS_MSG_START or NODUS_MSG_BATCH */
+	nodus_msg_batch batch;
+} nodus_clock_mark;
 
 #define NODUS_ARENA_FD 4
 #define NODUS_ARENA_BYTES ((int64_t)16 << 30) /* sparse: pages exist once written */
@@ -124,12 +164,6 @@ typedef struct nodus_msg_checksum {
 	int32_t instance;
 	int32_t n;
 } nodus_msg_checksum;
-
-/* Header of a ROUND frame; n nodus_sample follow. */
-typedef struct nodus_msg_round {
-	int32_t round;
-	int32_t n;
-} nodus_msg_round;
 
 /* One input instance. */
 typedef struct nodus_instance {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -48,6 +49,7 @@
 #include "plan/plan.h"
 #include "run/build.h"
 #include "run/protocol.h"
+#include "run/python.h"
 #include "run/retry.h"
 #include "run/run.h"
 #include "run/timed_checks.h"
@@ -69,9 +71,9 @@ struct worker_proc {
 	int arena_fd;
 };
 
-#define MAX_EXITING 4
-/* A pair takes two workers (oracle, measure), or one when an earlier
- * pair's oracle computed its reference outputs. Nothing of ours may start
+#define MAX_EXITING 8
+/* A pair takes three workers (oracle, measure, timer), or two when an
+ * earlier pair's oracle computed its reference outputs. Nothing of ours may start
  * while a pair is timed, so every worker's start-up (a CUDA context: 0.2-0.3
  * s on an H200, and the driver creates contexts one at a time, about
  * 0.125 s each when several start together: bench/ctx-parallel.cu) must end
@@ -161,7 +163,7 @@ struct attempt {
 	int det_id;                    /* instance repeated for determinism, -1 none */
 	int final_id;
 	nodus_timed_plan timed;        /* checked timed calls, windows, clock (timed_checks.h) */
-	int timing_copies;             /* the measure worker's timing copies */
+	int timing_copies;             /* each timing worker's copies */
 	int timed_plan_ok;             /* timed was drawn (getrandom worked) */
 	uint64_t copy_seed, perturb_seed, order_seed;
 	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
@@ -186,6 +188,8 @@ struct attempt {
 	double device_s, compile_s, validation_s;
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
 	json_t *startup;               /* its workers' start-ups (detail.startup) */
+	json_t *timing;                /* what drive_timing chose (merged into detail.timing) */
+	struct worker_proc *timer;     /* the reference's timing worker while it lives */
 	double compare_s;              /* orchestrator time in output comparisons */
 	double round_nvml_s;           /* between rounds, while the worker waits: NVML snapshots */
 	double round_decide_s;         /* and the sequential looks */
@@ -316,19 +320,22 @@ static json_t *ids_json(const int *ids, int n)
  * need something they refuse. */
 static int cuda_sandbox_off(void)
 {
-	const char *v = getenv("NODUS_CUDA_SANDBOX");
-	return v && strcmp(v, "0") == 0;
+	return nodus_sandbox_cuda_off();
 }
 
-static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const char *ref_so,
-			const char *cand_so)
+enum job_role { JOB_ORACLE, JOB_MEASURE, JOB_TIMER };
+
+/* A worker's job. Each worker loads one solution: the oracle and the
+ * timer the reference, the measure worker the candidate. */
+static json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role)
 {
+	static const char *const names[] = {"oracle", "measure", "timer"};
 	const nodus_judge *j = &x->c->judge;
 	char b1[24], b2[24], b3[24];
 	json_t *inst = json_array();
-	for (int i = 0; i < a->n_inst; i++) {
+	for (int i = 0; role != JOB_TIMER && i < a->n_inst; i++) {
 		char sb[24], pb[24], cb[24];
-		if (measure && a->inst[i].timed_check) {
+		if (role == JOB_MEASURE && a->inst[i].timed_check) {
 			/* the candidate's worker must not learn what is checked:
 			 * its instance list keeps the ids and holds nothing here */
 			json_array_append_new(inst, json_pack("{s:i}", "copy", -1));
@@ -343,26 +350,30 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, int measure, const
 					seed_str(a->inst[i].copy_base, cb)));
 	}
 	json_t *job = json_pack(
-		"{s:s,s:s,s:O,s:O,s:{s:s,s:s},s:o,s:s,s:s,s:i,s:i}", "role",
-		measure ? "measure" : "oracle", "backend",
+		"{s:s,s:s,s:O,s:O,s:o,s:s,s:s,s:i,s:i}", "role", names[role], "backend",
 		x->c->target.backend == NODUS_BACKEND_CUDA ? "cuda" : "cpu", "task", a->task->json,
-		"workload", a->wl->json, "reference", "so", ref_so, "entry", a->ref->entry,
-		"instances", inst, "perturb_seed", seed_str(a->perturb_seed, b1), "order_seed",
-		seed_str(a->order_seed, b2), "determinism", a->det_id, "lockdown",
-		x->c->target.backend == NODUS_BACKEND_CPU);
+		"workload", a->wl->json, "instances", inst, "perturb_seed",
+		seed_str(a->perturb_seed, b1), "order_seed", seed_str(a->order_seed, b2),
+		"determinism", a->det_id, "lockdown", x->c->target.backend == NODUS_BACKEND_CPU);
 	if (x->c->target.backend == NODUS_BACKEND_CUDA && !cuda_sandbox_off())
 		json_object_set_new(job, "cuda_sandbox", json_integer(1));
-	if (!measure) {
+	if (role == JOB_MEASURE)
+		json_object_set_new(job, "candidate",
+				    json_pack("{s:s,s:s}", "so", a->cand_so, "entry", a->cand->entry));
+	else
+		json_object_set_new(job, "reference",
+				    json_pack("{s:s,s:s}", "so", a->ref_so, "entry", a->ref->entry));
+	if (role == JOB_ORACLE) {
 		int all[MAX_INSTANCES];
 		for (int i = 0; i < a->n_inst; i++)
 			all[i] = i;
 		json_object_set_new(job, "oracle", ids_json(all, a->n_inst));
 		return job;
 	}
-	json_object_set_new(job, "candidate",
-			    json_pack("{s:s,s:s}", "so", cand_so, "entry", a->cand->entry));
-	json_object_set_new(job, "trials", ids_json(a->trial_ids, a->n_trials));
-	json_object_set_new(job, "final", ids_json(&a->final_id, 1));
+	if (role == JOB_MEASURE) {
+		json_object_set_new(job, "trials", ids_json(a->trial_ids, a->n_trials));
+		json_object_set_new(job, "final", ids_json(&a->final_id, 1));
+	}
 	if (x->cond->kind == NODUS_COND_STREAMS) {
 		/* the GPU loads call the compute load "fma" */
 		const char *load = x->cond->load == NODUS_LOAD_COMPUTE ? "fma"
@@ -412,7 +423,10 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 {
 	const nodus_judge *j = &x->c->judge;
 	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
-	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu", NULL};
+	/* a cuda worker confines itself before its driver starts, with the
+	 * cache its objects will come from readable */
+	const char *argv[] = {x->o->self_path, "__worker", cuda ? "cuda" : "cpu",
+			      cuda && !cuda_sandbox_off() ? x->cache_dir : NULL, NULL};
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
@@ -420,6 +434,7 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	o.stdout_fd = -2;
 	o.stderr_fd = -2;
 	o.want_result_pipe = 1;
+	o.want_clock_socket = 1;
 	o.die_with_parent = 1;
 	/* its own session, directory and a minimal environment (exec.h):
 	 * the MPS condition's settings come from worker_env, the rest by
@@ -427,7 +442,8 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	static const char *const pass[] = {
 		"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MPS_PIPE_DIRECTORY",
 		"CUDA_MPS_LOG_DIRECTORY", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "LD_LIBRARY_PATH",
-		"NODUS_CUDA_BACKEND", "NODUS_CUDA_DEVICE", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+		"NODUS_CUDA_BACKEND", "NODUS_CUDA_DEVICE", "NODUS_CUDA_PREDRIVER_LANDLOCK",
+		"ASAN_OPTIONS", "UBSAN_OPTIONS",
 		"LSAN_OPTIONS", NULL};
 	o.new_session = 1;
 	o.private_dir = 1;
@@ -536,8 +552,9 @@ static double attempt_bytes(const struct attempt *a, int workers)
  * as its own untimed work will hide. */
 static void spares_fill(struct run_ctx *x, const struct attempt *a)
 {
-	int need = a->oracle_prepared ? 1 : 2;
-	double hidden = attempt_bytes(a, need) * 1e-9 * HIDDEN_S_PER_GB;
+	/* oracle (unless prepared), measure, timer; the timer moves no trial data */
+	int need = a->oracle_prepared ? 2 : 3;
+	double hidden = attempt_bytes(a, need - 1) * 1e-9 * HIDDEN_S_PER_GB;
 	double more = hidden < SPARE_FIRST_S ? 0 : 1 + (hidden - SPARE_FIRST_S) / SPARE_NEXT_S;
 	if (!(more <= NODUS_SPARES)) /* NaN too */
 		more = NODUS_SPARES;
@@ -628,22 +645,14 @@ static void send_cmd(struct worker_proc *w, char cmd)
 	nodus_msg_cmd c;
 	memset(&c, 0, sizeof(c));
 	c.op = cmd;
-	c.next_window = -1;
+	c.window = -1;
 	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &c, sizeof(c));
 }
 
-/* A CMD during timing: op, the check it asks for (or none), and the
- * window and perturbation of sample next_k. */
-static void send_timing_cmd(struct worker_proc *w, struct attempt *a, char op,
-			    const nodus_timed_check *check, int64_t next_k)
+/* A CMD during timing (protocol.h): op and its fields. */
+static void send_timing_cmd(struct worker_proc *w, const nodus_msg_cmd *c)
 {
-	nodus_msg_cmd c;
-	memset(&c, 0, sizeof(c));
-	c.op = op;
-	c.instance = check ? check->instance : -1;
-	c.copy = check ? check->copy : -1;
-	nodus_timed_plan_sample(&a->timed, next_k, &c.next_window, &c.next_perturbation);
-	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, &c, sizeof(c));
+	nodus_ipc_write(w->child.in_fd, NODUS_MSG_CMD, c, sizeof(*c));
 }
 
 /* Peak resident memory of a reaped worker, less what it held before its
@@ -684,7 +693,7 @@ static void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt 
 	a->device_s += (double)(nodus_now_ns() - w->started_ns) * 1e-9;
 	if (got_done || a->status != NODUS_STATUS_OK)
 		return;
-	int ref_fault = strcmp(who, "oracle") == 0;
+	int ref_fault = strcmp(who, "oracle") == 0 || strcmp(who, "timer") == 0;
 	if (timed_out)
 		set_status(a, ref_fault ? NODUS_STATUS_INVALID_REFERENCE : NODUS_STATUS_TIMEOUT,
 			   "watchdog", "%s worker passed its %.0f s wall-clock limit", who,
@@ -986,25 +995,17 @@ static void on_checksum(struct attempt *a, const nodus_buf *payload, int from_or
 
 /* ---- timing decisions ---- */
 
-static int push_samples(struct attempt *a, const nodus_buf *payload)
+static int push_sample(struct attempt *a, const nodus_sample *smp)
 {
-	nodus_msg_round h;
-	if (payload->len < sizeof(h))
-		return -1;
-	memcpy(&h, payload->data, sizeof(h));
-	if (h.n < 0 || payload->len != sizeof(h) + (size_t)h.n * sizeof(nodus_sample))
-		return -1;
-	if (a->n_samples + h.n > a->cap_samples) {
-		int cap = (a->cap_samples ? a->cap_samples * 2 : 256) + h.n;
+	if (a->n_samples + 1 > a->cap_samples) {
+		int cap = a->cap_samples ? a->cap_samples * 2 : 256;
 		nodus_sample *p = realloc(a->samples, (size_t)cap * sizeof(*p));
 		if (!p)
 			return -1;
 		a->samples = p;
 		a->cap_samples = cap;
 	}
-	memcpy(a->samples + a->n_samples, payload->data + sizeof(h), (size_t)h.n * sizeof(nodus_sample));
-	a->n_samples += h.n;
-	a->rounds = h.round + 1;
+	a->samples[a->n_samples++] = *smp;
 	return 0;
 }
 
@@ -1233,6 +1234,20 @@ static void check_speed_of_light(struct run_ctx *x, struct attempt *a)
  * same toolchain) is comparable while a MIG slice or another driver is not. */
 static const char *const unit_fields[] = {"uuid", "cuda_uuid", "pci_bus_id"};
 
+/* A campaign with python solutions runs on its interpreter: its path,
+ * Python's and torch's versions are part of the target (another torch is
+ * another target). The probe was made by the build, so it is cached. */
+static void python_fingerprint(struct run_ctx *x, json_t *fp)
+{
+	const nodus_python_info *py = NULL;
+	nodus_error err;
+	if (!x->c->target.python[0] || nodus__python_probe(x->c->target.python, &py, &err))
+		return;
+	json_object_set_new(fp, "python", json_pack("{s:s,s:s,s:s}", "interpreter",
+						    py->interpreter, "version", py->version,
+						    "torch", py->torch));
+}
+
 /* Completes the worker's fingerprint with what the orchestrator knows
  * (nodus version, compilers, build target, OS kernel), stores the target
  * under the hash of its profile and keeps the unit's identity per record. */
@@ -1250,6 +1265,7 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 			    json_string(cuda ? (x->bopts.cuda_arch ? x->bopts.cuda_arch : "sm_90")
 					     : "host"));
 	json_object_set_new(fp, "os_kernel", json_string(u.release));
+	python_fingerprint(x, fp);
 	json_t *unit = json_object();
 	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
 		json_t *v = json_object_get(fp, unit_fields[i]);
@@ -1278,7 +1294,7 @@ static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
 }
 
-/* After the last timed round, while the measure worker waits for our
+/* After the last timed round, while both timing workers wait for our
  * answer (returns how long it took, which the worker's watchdog gets
  * back): the isolation check after timing (the spares are all WARM and
  * none has started since the gate, so the count of our own processes is
@@ -1290,7 +1306,7 @@ static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 	uint64_t t0 = nodus_now_ns();
 	if (x->spares_during_timing)
 		spares_wait_warm(x); /* for an exact count */
-	isolation_check(x, "isolation_after", 1, a->detail, &a->isolation_after_ok);
+	isolation_check(x, "isolation_after", 2, a->detail, &a->isolation_after_ok);
 	a->isolation_after_checked = 1;
 	phase_since(a, "isolation_after_s", t0);
 	return nodus_now_ns() - t0;
@@ -1501,60 +1517,440 @@ static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc 
 	}
 }
 
-/* SIZED, START and BATCH frames of the measure worker (timed_checks.h):
- * the batch, the orchestrator's clock around each timed batch, and after
- * each the answer that may ask for one of its calls' outputs. Returns 1
- * when the conversation must end (a protocol fault). */
-static int on_timing_frame(struct run_ctx *x, struct attempt *a, struct worker_proc *w,
-			   uint32_t type, const nodus_buf *payload, uint64_t now)
+/* ---- timing: two workers, one command at a time ----
+ *
+ * Each side is timed in a process of its own: the timer holds the
+ * reference, the measure worker the candidate, so no candidate code shares
+ * a process with the reference's timing or its clock (docs/protocol.md).
+ * The orchestrator alternates them batch by batch, in an order it draws,
+ * so the two batches of a sample stay as close in time as in one process;
+ * only one of them runs at a time, the other waits on its stdin. */
+
+enum drive_end {
+	DRIVE_OK = 0,    /* timing is over: the measure worker checks its copies, runs its final trial */
+	DRIVE_STOPPED,   /* a status is set; the measure worker is told to stop */
+	DRIVE_FAILED,    /* the measure worker sent FAIL (status set) */
+	DRIVE_DEAD,      /* the measure worker's pipe ended: it died */
+	DRIVE_TIMEOUT    /* the measure worker passed its deadline */
+};
+
+struct drive {
+	struct run_ctx *x;
+	struct attempt *a;
+	struct worker_proc *side[2]; /* NODUS_ROLE_REFERENCE: the timer; _CANDIDATE: measure */
+	nodus_buf payload;
+	uint64_t at;                 /* our clock when the last frame arrived */
+	int timer_ended;             /* the timer has been ended (worker_end) */
+};
+
+static const char *side_name(int role)
 {
-	if (!a->timed_plan_ok) {
+	return role == NODUS_ROLE_CANDIDATE ? "measure" : "timer";
+}
+
+/* Ends the timer after its DONE or FAIL (got_done), or after it died or
+ * broke the protocol: worker_end classifies a death as the reference's. */
+static void drive_end_timer(struct drive *d, int timed_out, int got_done)
+{
+	if (d->timer_ended)
+		return;
+	d->timer_ended = 1;
+	worker_end(d->x, d->side[NODUS_ROLE_REFERENCE], d->a, timed_out, got_done, "timer");
+}
+
+/* Stops a timer that did nothing wrong (the candidate failed, the pair
+ * was decided without it): told to stop, it exits on its own. */
+static void drive_stop_timer(struct drive *d)
+{
+	if (d->timer_ended)
+		return;
+	send_cmd(d->side[NODUS_ROLE_REFERENCE], 's');
+	drive_end_timer(d, 0, 1);
+}
+
+/* Reads role's frames until one of type want, which is left in
+ * d->payload. A check's outputs are judged on the way (the candidate
+ * only). Returns DRIVE_OK, or how it ended: for the timer, its death or
+ * failure is the reference's (INVALID_REFERENCE) and ends it here. */
+/* How a side's conversation ended (end != DRIVE_OK): for the timer, its
+ * death or failure is the reference's, and it is ended here. */
+static int drive_fault(struct drive *d, int role, int end)
+{
+	if (role != NODUS_ROLE_REFERENCE)
+		return end;
+	if (end == DRIVE_FAILED)
+		drive_end_timer(d, 0, 1);
+	else if (end == DRIVE_STOPPED)
+		drive_end_timer(d, 1, 0); /* a status is set: just kill it */
+	else
+		drive_end_timer(d, end == DRIVE_TIMEOUT, 0);
+	return DRIVE_STOPPED;
+}
+
+/* Handles one frame of role's result pipe: *matched says it was of type
+ * want (left in d->payload; a check's output is judged here). WARM and the
+ * timer's READY are taken in passing; FAIL and anything else end. */
+static int drive_pipe_frame(struct drive *d, int role, uint32_t want, int *matched)
+{
+	struct attempt *a = d->a;
+	struct worker_proc *w = d->side[role];
+	uint32_t type = 0;
+	*matched = 0;
+	int rc = nodus_ipc_read(w->child.result_fd, &type, &d->payload, w->deadline_ns);
+	int end = rc == NODUS_ETIMEOUT ? DRIVE_TIMEOUT : rc ? DRIVE_DEAD : DRIVE_OK;
+	if (end)
+		return drive_fault(d, role, end);
+	if (want && type == want) {
+		if (role == NODUS_ROLE_CANDIDATE && is_trial_frame(type))
+			on_trial_frame(a, type, &d->payload, 0, w); /* judged now */
+		*matched = 1;
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_WARM) {
+		if (!w->startup[0]) /* its own, the first frame; a later one is ignored */
+			keep_startup(w, &d->payload);
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_READY && role == NODUS_ROLE_REFERENCE) {
+		on_ready(d->x, a, &d->payload);
+		return DRIVE_OK;
+	}
+	if (type == NODUS_MSG_FAIL) {
+		apply_fail_frame(a, &d->payload, role == NODUS_ROLE_REFERENCE);
+		return drive_fault(d, role, DRIVE_FAILED);
+	}
+	set_status(a, NODUS_STATUS_CRASH, "protocol",
+		   "%s worker sent frame %u during timing, where %u was due", side_name(role), type,
+		   want);
+	return drive_fault(d, role, DRIVE_STOPPED);
+}
+
+/* Reads role's result pipe until a frame of type want, left in
+ * d->payload. Returns DRIVE_OK, or how it ended. */
+static int drive_await(struct drive *d, int role, uint32_t want)
+{
+	int matched = 0, end;
+	while (!(end = drive_pipe_frame(d, role, want, &matched)) && !matched)
+		;
+	return end;
+}
+
+/* Reads role's next mark of type want from its clock socket into *out,
+ * with the kernel's time of its sending in d->at (CLOCK_REALTIME ns: only
+ * differences are used). Its result pipe is watched meanwhile: a failure
+ * or a death ends the wait. */
+static int drive_await_mark(struct drive *d, int role, uint32_t want, nodus_msg_batch *out)
+{
+	struct attempt *a = d->a;
+	struct worker_proc *w = d->side[role];
+	for (;;) {
+		uint64_t now = nodus_now_ns();
+		if (now >= w->deadline_ns)
+			return drive_fault(d, role, DRIVE_TIMEOUT);
+		uint64_t left_ms = (w->deadline_ns - now) / 1000000 + 1;
+		struct pollfd p[2] = {{w->child.clock_fd, POLLIN, 0},
+				      {w->child.result_fd, POLLIN, 0}};
+		int n = poll(p, 2, left_ms > 1000 ? 1000 : (int)left_ms);
+		if (n < 0 && errno != EINTR)
+			return drive_fault(d, role, DRIVE_DEAD);
+		if (n <= 0)
+			continue;
+		if (p[1].revents) { /* only a failure or a fault can come this way now */
+			int matched, end = drive_pipe_frame(d, role, 0, &matched);
+			if (end)
+				return end;
+			continue;
+		}
+		nodus_clock_mark m;
+		char ctl[CMSG_SPACE(sizeof(struct timespec)) + 64];
+		struct iovec iov = {&m, sizeof(m)};
+		struct msghdr msg;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl;
+		msg.msg_controllen = sizeof(ctl);
+		ssize_t got = recvmsg(w->child.clock_fd, &msg, MSG_DONTWAIT);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
+			return drive_fault(d, role, DRIVE_DEAD);
+		int stamped = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				d->at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+				stamped = 1;
+			}
+		}
+		if (got != (ssize_t)sizeof(m) || (msg.msg_flags & MSG_TRUNC) ||
+		    m.magic != NODUS_CLOCK_MAGIC || m.type != want || !stamped) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "%s worker sent a malformed or unexpected mark on its clock socket "
+				   "(%zd bytes, type %u where %u was due)",
+				   side_name(role), got, m.type, want);
+			return drive_fault(d, role, DRIVE_STOPPED);
+		}
+		*out = m.batch;
+		return DRIVE_OK;
+	}
+}
+
+static nodus_msg_cmd drive_cmd(char op)
+{
+	nodus_msg_cmd c;
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.instance = c.copy = c.window = -1;
+	return c;
+}
+
+/* Sizing: each side's time for one call (its second), then one batch for
+ * both, so that a sample of the faster lasts min_sample_ns. */
+static int drive_size(struct drive *d)
+{
+	struct attempt *a = d->a;
+	int64_t call_ns[2];
+	for (int role = 0; role < 2; role++) {
+		nodus_msg_cmd c = drive_cmd('c');
+		send_timing_cmd(d->side[role], &c);
+		int end = drive_await(d, role, NODUS_MSG_SIZED);
+		if (end)
+			return end;
+		nodus_msg_sized sz;
+		if (d->payload.len != sizeof(sz)) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed SIZED frame");
+			return DRIVE_STOPPED;
+		}
+		memcpy(&sz, d->payload.data, sizeof(sz));
+		if (sz.copies != a->timing_copies) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "the %s worker has %d timing copies (its job: %d)",
+				   side_name(role), sz.copies, a->timing_copies);
+			return DRIVE_STOPPED;
+		}
+		call_ns[role] = sz.call_ns > 0 ? sz.call_ns : 1;
+	}
+	int64_t fastest = call_ns[0] < call_ns[1] ? call_ns[0] : call_ns[1];
+	int64_t b = (d->x->c->judge.min_sample_ns + fastest - 1) / fastest;
+	int64_t most = a->timing_copies < NODUS_MAX_BATCH ? a->timing_copies : NODUS_MAX_BATCH;
+	int batch = (int)(b < 1 ? 1 : b > most ? most : b);
+	if (nodus_timed_plan_sized(&a->timed, batch, a->timing_copies)) {
+		set_status(a, NODUS_STATUS_CRASH, "harness", "a batch of %d calls on %d copies", batch,
+			   a->timing_copies);
+		return DRIVE_STOPPED;
+	}
+	json_object_set_new(a->detail, "timing_copies", json_integer(a->timing_copies));
+	json_object_set_new(a->timing, "sized_call_ns",
+			    json_pack("{s:I,s:I}", "reference", (json_int_t)call_ns[0], "candidate",
+				      (json_int_t)call_ns[1]));
+	for (int role = 0; role < 2; role++) {
+		nodus_msg_cmd c = drive_cmd('z');
+		c.batch = batch;
+		send_timing_cmd(d->side[role], &c);
+	}
+	return DRIVE_OK;
+}
+
+/* One batch of a side (a warm-up batch when k < 0); *t gets the times. */
+static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
+{
+	struct attempt *a = d->a;
+	nodus_msg_cmd c = drive_cmd(k < 0 ? 'w' : 'b');
+	if (k >= 0) {
+		c.sample = k;
+		nodus_timed_plan_sample(&a->timed, k, &c.window, &c.perturbation);
+	}
+	send_timing_cmd(d->side[role], &c);
+	int end;
+	if (k >= 0) {
+		if ((end = drive_await_mark(d, role, NODUS_MSG_START, t)))
+			return end;
+		if (t->sample != k || t->role != role) {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "the %s worker started batch %lld as sample %lld",
+				   side_name(role), (long long)k, (long long)t->sample);
+			return drive_fault(d, role, DRIVE_STOPPED);
+		}
+		nodus_timed_plan_start(&a->timed, k, role, d->at);
+	}
+	if ((end = drive_await_mark(d, role, NODUS_MSG_BATCH, t)))
+		return end;
+	if (t->sample != k || t->role != role ||
+	    (k >= 0 && nodus_timed_plan_batch(&a->timed, k, role, t->wall_ns, d->at))) {
+		set_status(a, NODUS_STATUS_CRASH, "protocol",
+			   "the %s worker answered batch %lld with one of sample %lld",
+			   side_name(role), (long long)k, (long long)t->sample);
+		return drive_fault(d, role, DRIVE_STOPPED);
+	}
+	if (t->status) {
+		set_status(a, role ? NODUS_STATUS_RUNTIME_ERROR : NODUS_STATUS_INVALID_REFERENCE,
+			   "", "timing: the %s returned %d while timed",
+			   role ? "candidate" : "reference", t->status);
+		return drive_fault(d, role, DRIVE_STOPPED);
+	}
+	return DRIVE_OK;
+}
+
+/* Warm-up: batches of both sides in turn, at least warmup_calls each and
+ * warmup_ms in all, and on a GPU until the SM clock has settled (it idles
+ * at a fraction of its boost clock): two samples within 1%, for at most
+ * 5 s. */
+static int drive_warm_up(struct drive *d)
+{
+	const nodus_judge *j = &d->x->c->judge;
+	uint64_t start = nodus_now_ns();
+	int done = 0, last_mhz = 0, stable = 0;
+	nodus_msg_batch t;
+	memset(&t, 0, sizeof(t));
+	while (done < j->warmup_calls || (double)(nodus_now_ns() - start) * 1e-6 < j->warmup_ms ||
+	       (!stable && (double)(nodus_now_ns() - start) * 1e-9 < 5.0)) {
+		int end = drive_batch(d, NODUS_ROLE_REFERENCE, -1, &t);
+		if (!end)
+			end = drive_batch(d, NODUS_ROLE_CANDIDATE, -1, &t);
+		if (end)
+			return end;
+		stable = t.sm_clock_mhz == 0 ||
+			 (last_mhz > 0 && abs(t.sm_clock_mhz - last_mhz) * 100 < last_mhz);
+		last_mhz = t.sm_clock_mhz;
+		if (++done > 100000)
+			break;
+	}
+	json_object_set_new(d->a->timing, "warmup_s",
+			    json_real((double)(nodus_now_ns() - start) * 1e-9));
+	json_object_set_new(d->a->timing, "warmup_sm_mhz", json_integer(last_mhz));
+	return DRIVE_OK;
+}
+
+/* The check of a timed call: its outputs, asked for once its batch has
+ * run, before anything else runs. */
+static int drive_check(struct drive *d, nodus_timed_check *check)
+{
+	struct attempt *a = d->a;
+	nodus_msg_cmd c = drive_cmd('k');
+	c.instance = check->instance;
+	c.copy = check->copy;
+	check->sent = 1;
+	send_timing_cmd(d->side[NODUS_ROLE_CANDIDATE], &c);
+	for (int o = 0; o < a->task->n_outputs; o++) {
+		int end = drive_await(d, NODUS_ROLE_CANDIDATE, NODUS_MSG_OUTPUT);
+		if (end)
+			return end;
+		if (a->status != NODUS_STATUS_OK)
+			return DRIVE_STOPPED; /* a failed check stops the timing at once */
+	}
+	return DRIVE_OK;
+}
+
+/* Rounds of samples_per_round samples, each the two sides' batches in an
+ * order drawn here, until decide() stops. */
+static int drive_rounds(struct drive *d)
+{
+	struct run_ctx *x = d->x;
+	struct attempt *a = d->a;
+	const nodus_judge *j = &x->c->judge;
+	int spr = j->samples_per_round, most = max_rounds_any(j);
+	for (int r = 0; r < most; r++) {
+		for (int s = 0; s < spr; s++) {
+			int64_t k = (int64_t)r * spr + s;
+			int cand_first = (int)nodus_rng_below(&a->timed.rng, 2);
+			for (int turn = 0; turn < 2; turn++) {
+				int role = (turn == 0) == cand_first ? NODUS_ROLE_CANDIDATE
+								     : NODUS_ROLE_REFERENCE;
+				nodus_msg_batch t;
+				int end = drive_batch(d, role, k, &t);
+				if (end)
+					return end;
+				nodus_sample smp;
+				memset(&smp, 0, sizeof(smp));
+				smp.round = r;
+				smp.seq = s * 2 + turn;
+				smp.role = role;
+				smp.copy = a->timed.next_window;
+				smp.batch = a->timed.batch;
+				smp.ns = t.event_ns / a->timed.batch;
+				smp.host_ns = t.host_ns / a->timed.batch;
+				smp.sm_clock_mhz = t.sm_clock_mhz;
+				/* work the events did not see: honest samples on an
+				 * H200 showed 6-8 us of launch and sync overhead */
+				if (t.host_ns - t.event_ns > 50000 &&
+				    (t.host_ns - t.event_ns) * 10 > t.host_ns)
+					smp.flags |= NODUS_SAMPLE_HOST_GAP;
+				if (push_sample(a, &smp)) {
+					set_status(a, NODUS_STATUS_CRASH, "harness",
+						   "out of memory for samples");
+					return DRIVE_STOPPED;
+				}
+				nodus_timed_check *check = role == NODUS_ROLE_CANDIDATE
+								   ? nodus_timed_plan_check_at(&a->timed, k)
+								   : NULL;
+				if (check && (end = drive_check(d, check)))
+					return end;
+			}
+		}
+		a->rounds = r + 1;
+		uint64_t t_round = nodus_now_ns();
+		nvml_round_snapshot(x, a);
+		uint64_t t_nvml = nodus_now_ns();
+		char cmd = decide(x, a);
+		a->round_nvml_s += (double)(t_nvml - t_round) * 1e-9;
+		a->round_decide_s += (double)(nodus_now_ns() - t_nvml) * 1e-9;
+		if (cmd == 's')
+			break;
+	}
+	return DRIVE_OK;
+}
+
+/* The whole timing of a pair whose gate is open. On DRIVE_OK both workers
+ * have been told 'e', the timer has ended, and the measure worker's final
+ * trial and DONE are still to come. */
+static int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
+			struct worker_proc *wt)
+{
+	struct drive d;
+	memset(&d, 0, sizeof(d));
+	d.x = x;
+	d.a = a;
+	d.side[NODUS_ROLE_REFERENCE] = wt;
+	d.side[NODUS_ROLE_CANDIDATE] = wm;
+	int end = DRIVE_STOPPED;
+	if (!a->timed_plan_ok)
 		set_status(a, NODUS_STATUS_CRASH, "harness",
 			   "no randomness for the timed checks (getrandom failed)");
-		return 1;
-	}
-	if (type == NODUS_MSG_SIZED) {
-		nodus_msg_sized sz;
-		if (payload->len != sizeof(sz)) {
-			set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed SIZED frame");
-			return 1;
+	else if (!(end = drive_size(&d)) && !(end = drive_warm_up(&d)))
+		end = drive_rounds(&d);
+	if (!end) {
+		/* both wait while the isolation after timing is checked */
+		uint64_t waited = timing_over(x, a);
+		wm->deadline_ns += waited;
+		wt->deadline_ns += waited;
+		nodus_msg_cmd c = drive_cmd('e');
+		send_timing_cmd(wt, &c);
+		send_timing_cmd(wm, &c);
+		if (!drive_await(&d, NODUS_ROLE_REFERENCE, NODUS_MSG_DONE)) {
+			json_t *o = json_loadb(d.payload.data, d.payload.len, 0, NULL);
+			json_t *phases = json_object_get(o, "phases");
+			if (phases)
+				json_object_set(a->phases, "timer", phases);
+			json_t *startup = json_loads(wt->startup, 0, NULL);
+			if (json_is_object(startup))
+				json_object_set(a->startup, "timer", startup);
+			json_decref(startup);
+			json_decref(o);
+			drive_end_timer(&d, 0, 1);
 		}
-		memcpy(&sz, payload->data, sizeof(sz));
-		if (nodus_timed_plan_sized(&a->timed, sz.batch, sz.copies)) {
-			set_status(a, NODUS_STATUS_CRASH, "protocol",
-				   "the worker sized a batch of %d calls on %d copies (it has %d)",
-				   sz.batch, sz.copies, a->timing_copies);
-			return 1;
-		}
-		json_object_set_new(a->detail, "timing_copies", json_integer(a->timing_copies));
-		send_timing_cmd(w, a, 'c', NULL, 0);
-		return 0;
 	}
-	nodus_msg_batch b;
-	if (payload->len != sizeof(b) || !a->timed.batch) {
-		set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed or early batch frame");
-		return 1;
-	}
-	memcpy(&b, payload->data, sizeof(b));
-	if (type == NODUS_MSG_START) {
-		nodus_timed_plan_start(&a->timed, b.sample, b.role, now);
-		return 0;
-	}
-	if (nodus_timed_plan_batch(&a->timed, b.sample, b.role, b.host_ns, now)) {
-		set_status(a, NODUS_STATUS_CRASH, "protocol",
-			   "a batch frame that no start frame opened (sample %lld)",
-			   (long long)b.sample);
-		return 1;
-	}
-	nodus_timed_check *check =
-		b.role == NODUS_ROLE_CANDIDATE ? nodus_timed_plan_check_at(&a->timed, b.sample) : NULL;
-	if (check)
-		check->sent = 1;
-	(void)x;
-	/* a failed check stops the timing at once */
-	char op = a->status != NODUS_STATUS_OK ? 's' : check ? 'k' : 'n';
-	send_timing_cmd(w, a, op, op == 'k' ? check : NULL, b.sample + 1);
-	return 0;
+	if (end == DRIVE_OK && a->status != NODUS_STATUS_OK)
+		end = DRIVE_STOPPED; /* the timer failed at the end */
+	int sent = 0;
+	for (int r = 0; r < a->timed.n_checks; r++)
+		sent += a->timed.check[r].sent;
+	json_object_set_new(a->timing, "timed_checks",
+			    json_pack("{s:i,s:i}", "drawn", a->timed.n_checks, "made", sent));
+	drive_stop_timer(&d);
+	nodus_buf_release(&d.payload);
+	return end;
 }
 
 /* Reads frames until DONE, FAIL, death or timeout. For the oracle, side is
@@ -1588,12 +1984,13 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			exiting_reap(x);
 			spares_wait_warm(x);
 			int ok;
-			isolation_check(x, "isolation_before", 1, a->detail, &ok);
+			isolation_check(x, "isolation_before", 2, a->detail, &ok);
 			if (ok && test_refuses_isolation(x, a))
 				ok = 0;
 			uint64_t waited = nodus_now_ns() - t_quiet;
 			phase_since(a, "quiesce_s", t_quiet);
 			w->deadline_ns += waited; /* the harness's wait, not the worker's time */
+			a->timer->deadline_ns += waited;
 			if (!ok) {
 				set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
 					   "other load on the machine before the pair was timed");
@@ -1601,9 +1998,19 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				got_done = 1;
 				break;
 			}
-			send_cmd(w, 'c');
 			if (x->spares_during_timing)
 				spares_top_up(x);
+			int end = drive_timing(x, a, w, a->timer);
+			if (end == DRIVE_TIMEOUT) {
+				timed_out = 1;
+				break;
+			}
+			if (end == DRIVE_FAILED)
+				got_done = 1;
+			if (end == DRIVE_STOPPED)
+				send_cmd(w, 's');
+			if (end != DRIVE_OK)
+				break; /* DRIVE_DEAD: worker_end says how it died */
 		}
 		uint32_t type = 0;
 		int rc;
@@ -1635,46 +2042,35 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			on_trial_frame(a, type, &payload, !measure, w);
 		} else if (type == NODUS_MSG_SIZED || type == NODUS_MSG_START ||
 			   type == NODUS_MSG_BATCH) {
-			uint64_t now = nodus_now_ns();
-			if (!measure || !gate_open) {
-				set_status(a, NODUS_STATUS_CRASH, "protocol",
-					   "%s worker sent a timing frame before timing started", who);
-				break;
-			}
-			if (on_timing_frame(x, a, w, type, &payload, now))
-				break;
-		} else if (type == NODUS_MSG_ROUND) {
-			if (!measure || !gate_open) { /* only after the gate's 'c' */
-				set_status(a, NODUS_STATUS_CRASH, "protocol",
-					   "%s worker sent a round before timing started", who);
-				break;
-			}
-			if (push_samples(a, &payload)) {
-				set_status(a, NODUS_STATUS_CRASH, "protocol", "malformed round frame");
-				break;
-			}
-			uint64_t t_round = nodus_now_ns();
-			nvml_round_snapshot(x, a);
-			uint64_t t_nvml = nodus_now_ns();
-			char cmd = a->status == NODUS_STATUS_OK ? decide(x, a) : 's';
-			a->round_nvml_s += (double)(t_nvml - t_round) * 1e-9;
-			a->round_decide_s += (double)(nodus_now_ns() - t_nvml) * 1e-9;
-			if (cmd == 's' && !a->isolation_after_checked)
-				w->deadline_ns += timing_over(x, a); /* our wait, not the worker's */
-			send_timing_cmd(w, a, cmd, NULL,
-					(int64_t)a->rounds * x->c->judge.samples_per_round);
+			/* timing frames are read by drive_timing, in their place */
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "%s worker sent a timing frame out of turn", who);
+			break;
 		} else if (type == NODUS_MSG_FAIL) {
 			apply_fail_frame(a, &payload, !measure);
 			got_done = 1;
 			break;
 		} else if (type == NODUS_MSG_DONE) {
 			char bent[400];
+			nodus_clock_view cv;
+			if (measure && !nodus_timed_plan_clock_view(&a->timed, &cv))
+				json_object_set_new(
+					a->detail, "clock",
+					json_pack("{s:[i,i],s:[f,f],s:[f,f],s:[f,f],s:f,s:f}", "batches",
+						  cv.n[0], cv.n[1], "gap_median_us", cv.gap_med[0] * 1e-3,
+						  cv.gap_med[1] * 1e-3, "gap_iqr_us", cv.gap_iqr[0] * 1e-3,
+						  cv.gap_iqr[1] * 1e-3, "host_median_us",
+						  cv.host_med[0] * 1e-3, cv.host_med[1] * 1e-3, "z", cv.z,
+						  "allowed_us", cv.allow * 1e-3));
 			if (measure && nodus_timed_plan_clock_bent(&a->timed, bent, sizeof(bent)))
 				set_status(a, NODUS_STATUS_REWARD_HACK, "clock_crosscheck", "%s", bent);
 			json_t *o = json_loadb(payload.data, payload.len, 0, NULL);
 			json_t *timing = json_object_get(o, "timing");
-			if (measure && timing)
+			if (measure && json_is_object(timing)) {
+				/* the worker's side, with what the orchestrator chose */
+				json_object_update(timing, a->timing);
 				json_object_set(a->detail, "timing", timing);
+			}
 			json_t *phases = json_object_get(o, "phases");
 			if (phases)
 				json_object_set(a->phases, who, phases);
@@ -1684,6 +2080,12 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			json_decref(startup);
 			json_decref(o);
 			got_done = 1;
+			break;
+		} else {
+			/* a frame no worker sends here: candidate code writing to
+			 * the result pipe (a forged timing round, say) */
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "%s worker sent a frame of unknown type %u", who, type);
 			break;
 		}
 		if (!measure && is_trial_frame(type)) {
@@ -1785,8 +2187,8 @@ static int test_refuses_isolation(struct run_ctx *x, struct attempt *a)
 	return 0;
 }
 
-/* own_alive: 1 while this attempt's measure worker lives (it is idle
- * during the check). Callers have reaped finished workers and waited for
+/* own_alive: this attempt's workers alive during the check (the measure
+ * worker and the timer, idle while it runs). Callers have reaped finished workers and waited for
  * the spares, so the count of our own processes is exact. */
 static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
 			   int *ok)
@@ -1828,6 +2230,12 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 		return rc;
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
+	if (!r.ok && r.hack) {
+		/* it made the tool chain read what no solution may: not a mistake */
+		set_status(a, NODUS_STATUS_REWARD_HACK, r.guard,
+			   "candidate '%s' was refused at build: %.600s", a->cand->name, r.log);
+		return 0;
+	}
 	if (!r.ok) {
 		set_status(a, NODUS_STATUS_COMPILE_ERROR, r.guard[0] ? r.guard : "compile",
 			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
@@ -1851,6 +2259,7 @@ static void attempt_release(struct attempt *a)
 	json_decref(a->detail);
 	json_decref(a->phases);
 	json_decref(a->startup);
+	json_decref(a->timing);
 }
 
 static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n)
@@ -1882,6 +2291,7 @@ static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_
 	a->detail = json_object();
 	a->phases = json_object();
 	a->startup = json_object();
+	a->timing = json_object();
 }
 
 /* ---- oracle groups ----
@@ -2023,20 +2433,51 @@ static void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double 
 
 /* A follower's attempt: its reference outputs are ready, so only its
  * measure worker starts; its trials are judged as they come. */
+/* Starts the attempt's timer, the reference's timing worker: at once,
+ * with the others, so that its start-up is over before the gate. */
+static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
+		       nodus_error *err)
+{
+	json_t *job = job_json(x, a, JOB_TIMER);
+	uint64_t t0 = nodus_now_ns();
+	int rc = worker_start(x, wt, job, err);
+	arena_close(wt); /* the oracle's only */
+	phase_since(a, "timer_start_s", t0);
+	json_decref(job);
+	if (!rc)
+		a->timer = wt;
+	return rc;
+}
+
+/* Stops a timer that still lives and did nothing wrong (the pair ended
+ * before or without it); told to stop, it exits on its own. */
+static void timer_stop(struct run_ctx *x, struct attempt *a)
+{
+	if (a->timer && a->timer->running) {
+		send_cmd(a->timer, 's');
+		worker_end(x, a->timer, a, 0, 1, "timer");
+	}
+	a->timer = NULL;
+}
+
 static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
-			nodus_error *err)
+			struct worker_proc *wt, nodus_error *err)
 {
 	a->validation_from_ns = nodus_now_ns();
-	json_t *job = job_json(x, a, 1, a->ref_so, a->cand_so);
+	json_t *job = job_json(x, a, JOB_MEASURE);
 	uint64_t t0 = nodus_now_ns();
 	int rc = worker_start(x, wm, job, err);
 	arena_close(wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(job);
+	if (!rc && (rc = timer_start(x, a, wt, err)))
+		worker_end(x, wm, a, 1, 0, "measure");
 	return rc;
 }
 
-static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
+/* The workers of one attempt, from the builds to the end of timing. */
+static int attempt_workers(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
+			   nodus_error *err)
 {
 	int ok, rc;
 	spares_fill(x, a);
@@ -2047,7 +2488,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	memset(&wm, 0, sizeof(wm));
 	memset(&q, 0, sizeof(q));
 	if (a->oracle_prepared) {
-		if ((rc = run_prepared(x, a, &wm, err)))
+		if ((rc = run_prepared(x, a, &wm, wt, err)))
 			return rc;
 		goto measure;
 	}
@@ -2058,8 +2499,8 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		return rc;
 	choose_instances(x, a);
 
-	/* both jobs at once: the candidate's trials overlap the oracle's */
-	json_t *measure_job = job_json(x, a, 1, a->ref_so, a->cand_so);
+	/* the jobs at once: the candidate's trials overlap the oracle's */
+	json_t *measure_job = job_json(x, a, JOB_MEASURE);
 	t0 = nodus_now_ns();
 	rc = oracle_group_form(x, a, err);
 	phase_since(a, "group_s", t0);
@@ -2069,7 +2510,7 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 		oracle_group_dissolve(a);
 		return rc;
 	}
-	json_t *job = job_json(x, a, 0, a->ref_so, a->cand_so);
+	json_t *job = job_json(x, a, JOB_ORACLE);
 	t0 = nodus_now_ns();
 	rc = worker_start(x, &wo, job, err);
 	phase_since(a, "oracle_start_s", t0);
@@ -2084,6 +2525,8 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	arena_close(&wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(measure_job);
+	if (!rc && (rc = timer_start(x, a, wt, err)))
+		worker_end(x, &wm, a, 1, 0, "measure");
 	if (rc) {
 		worker_end(x, &wo, a, 1, 0, "oracle");
 		oracle_group_dissolve(a);
@@ -2112,11 +2555,13 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	}
 	if (q.failed_status) /* found while the oracle worked */
 		set_status(a, q.failed_status, q.failed_guard, "%s", q.failed_message);
-	/* the measure worker waited on us while the oracle worked */
+	/* the timing workers waited on us while the oracle worked */
 	wm.deadline_ns += nodus_now_ns() - t_oracle;
+	wt->deadline_ns += nodus_now_ns() - t_oracle;
 measure:
 	converse(x, a, &wm, 1, NULL, &q);
 	early_release(&q);
+	timer_stop(x, a);
 	if (a->status == NODUS_STATUS_OK) {
 		check_host_gap(a);
 		check_speed_of_light(x, a);
@@ -2127,9 +2572,9 @@ measure:
 		return 0; /* never timed: nothing to call isolated or not */
 	if (a->isolation_after_checked) {
 		ok = a->isolation_after_ok;
-	} else { /* the worker ended during timing */
+	} else { /* a worker ended during timing */
 		t0 = nodus_now_ns();
-		exiting_reap(x); /* the measure worker: the count of our processes is exact */
+		exiting_reap(x); /* the timing workers: the count of our processes is exact */
 		isolation_check(x, "isolation_after", 0, a->detail, &ok);
 		phase_since(a, "isolation_after_s", t0);
 	}
@@ -2137,6 +2582,15 @@ measure:
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
 			   "other load on the machine while the pair was timed");
 	return 0;
+}
+
+static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
+{
+	struct worker_proc wt;
+	memset(&wt, 0, sizeof(wt));
+	int rc = attempt_workers(x, a, &wt, err);
+	timer_stop(x, a); /* on every path: nothing of the attempt outlives it */
+	return rc;
 }
 
 static double median_of_role(const struct attempt *a, int role)
@@ -2494,11 +2948,16 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 		if (getcwd(cwd, sizeof(cwd)))
 			snprintf(x.cache_dir, sizeof(x.cache_dir), "%s/%s", cwd, rel);
 	}
+	/* there before any worker: a cuda worker's Landlock, put on as it
+	 * starts, grants nothing for a directory that does not exist yet (a
+	 * failure is the first build's to report) */
+	mkdir(x.cache_dir, 0755);
 	nodus_build_include_dir(o->self_path, x.include_dir, sizeof(x.include_dir));
 	x.bopts.cache_dir = x.cache_dir;
 	x.bopts.include_dir = x.include_dir;
 	x.bopts.self_path = o->self_path;
 	x.bopts.cuda_arch = getenv("NODUS_CUDA_ARCH");
+	x.bopts.python = x.c->target.python;
 	int ran_any = 0;
 	for (int i = 0; i < x.c->n_conditions; i++) {
 		if (o->condition && strcmp(o->condition, x.c->conditions[i].name) != 0)

@@ -189,42 +189,61 @@ static double rank_z(const double *a, int na, const double *b, int nb)
 	return var > 0 ? (u - mean) / sqrt(var) : 0;
 }
 
-/* Scheduling delays the orchestrator's reading of a frame, by up to
- * milliseconds on an oversubscribed machine: a late BATCH lengthens its
- * view of a batch, a late START shortens it, on either side alike. A side
- * that reports less than it took moves its whole distribution. So a side
- * is called bent only when its gaps are larger than the other side's
- * beyond doubt (a rank test at z > CLOCK_Z, about one honest pair in a
- * million) and by more than the allowance (medians). On a machine so busy
- * that the orchestrator's reads are late by more than a batch lasts, the
- * test loses its power, never its false-alarm rate. */
+int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (int role = 0; role < 2; role++) {
+		int n = v->n[role] = p->n_batches[role];
+		if (n < CLOCK_MIN_BATCHES)
+			return -1;
+		v->gap_med[role] = quantile_of(p->gap_ns[role], n, 0.5);
+		v->host_med[role] = quantile_of(p->host_ns[role], n, 0.5);
+		v->gap_iqr[role] = quantile_of(p->gap_ns[role], n, 0.75) -
+				   quantile_of(p->gap_ns[role], n, 0.25);
+		if (isnan(v->gap_med[role]) || isnan(v->host_med[role]) || isnan(v->gap_iqr[role]))
+			return -1;
+	}
+	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
+	v->z = rank_z(p->gap_ns[C], v->n[C], p->gap_ns[R], v->n[R]);
+	v->allow = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v->host_med[C];
+	return 0;
+}
+
+/* The orchestrator's view of a batch is the kernel's: the times at which
+ * the worker sent its START and BATCH marks (protocol.h, the clock
+ * socket), against the worker's own clock between the two sends. Reading
+ * the marks when the orchestrator got round to it made a long batch look
+ * short on a busy machine (START read only after the batch ended), and
+ * honest candidates were called bent. What is left in an honest gap is the
+ * worker being preempted between a send and its clock read, on either
+ * side alike. A side that reports less than it took moves its whole
+ * distribution. So a side is called bent only when its gaps are larger
+ * than the other side's beyond doubt (a rank test at z > CLOCK_Z, about
+ * one honest pair in a million) and by more than the allowance (medians).
+ * On a machine so busy that preemptions swamp the gaps, the test loses its
+ * power, not its false-alarm rate. */
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size)
 {
 	const int C = NODUS_ROLE_CANDIDATE, R = NODUS_ROLE_REFERENCE;
-	int nc = p->n_batches[C], nr = p->n_batches[R];
-	if (nc < CLOCK_MIN_BATCHES || nr < CLOCK_MIN_BATCHES)
+	nodus_clock_view v;
+	if (nodus_timed_plan_clock_view(p, &v))
 		return 0;
-	double gc = quantile_of(p->gap_ns[C], nc, 0.5), gr = quantile_of(p->gap_ns[R], nr, 0.5);
-	double hc = quantile_of(p->host_ns[C], nc, 0.5), hr = quantile_of(p->host_ns[R], nr, 0.5);
-	if (isnan(gc) || isnan(gr) || isnan(hc) || isnan(hr))
-		return 0;
-	double z = rank_z(p->gap_ns[C], nc, p->gap_ns[R], nr);
-	double allow_c = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hc;
-	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * hr;
-	if (z > CLOCK_Z && gc - gr > allow_c) {
+	double gc = v.gap_med[C], gr = v.gap_med[R];
+	double allow_r = CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * v.host_med[R];
+	if (v.z > CLOCK_Z && gc - gr > v.allow) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the candidate's timed batches took %.0f us more "
 			 "than it reported, the reference's %.0f us (medians of %d and %d batches; "
 			 "allowed %.0f us; rank test z = %.1f): the candidate's time was bent",
-			 gc * 1e-3, gr * 1e-3, nc, nr, allow_c * 1e-3, z);
+			 gc * 1e-3, gr * 1e-3, v.n[C], v.n[R], v.allow * 1e-3, v.z);
 		return 1;
 	}
-	if (z > CLOCK_Z && gr < -allow_r && gc - gr > allow_r) {
+	if (v.z > CLOCK_Z && gr < -allow_r && gc - gr > allow_r) {
 		snprintf(msg, msg_size,
 			 "by the orchestrator's clock the reference's timed batches took %.0f us less "
 			 "than reported (median of %d batches; the candidate's gap %.0f us; allowed "
 			 "%.0f us; rank test z = %.1f): the reference's time was bent",
-			 -gr * 1e-3, nr, gc * 1e-3, allow_r * 1e-3, z);
+			 -gr * 1e-3, v.n[R], gc * 1e-3, allow_r * 1e-3, v.z);
 		return 1;
 	}
 	return 0;

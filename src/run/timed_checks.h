@@ -80,6 +80,19 @@ void nodus_timed_plan_start(nodus_timed_plan *p, int64_t k, int role, uint64_t n
 int nodus_timed_plan_batch(nodus_timed_plan *p, int64_t k, int role, int64_t host_ns,
 			   uint64_t now_ns);
 
+/* What the clock cross-check saw, per role (NODUS_ROLE_*): batches,
+ * medians of the gap (the orchestrator's view less the reported host time)
+ * and of the host time, the gaps' interquartile range, the rank test's z
+ * for "the candidate's gaps are larger", and the allowance the
+ * candidate's median gap must exceed the reference's by. 0, or -1 with
+ * too few batches to say. */
+typedef struct nodus_clock_view {
+	int n[2];
+	double gap_med[2], host_med[2], gap_iqr[2];
+	double z, allow;
+} nodus_clock_view;
+int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v);
+
 /* 1 when the reported times disagree with the orchestrator's clock beyond
  * what honest runs show (msg says how), else 0. */
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size);

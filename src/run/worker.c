@@ -3,29 +3,32 @@
  * worker.c: a worker process (see worker.h for the roles and protocol.h for
  * the frames).
  *
- * Order of a measure worker, and why:
+ * A worker loads one solution: the oracle and the timer the reference,
+ * the measure worker the candidate. So no candidate code shares a process
+ * with the reference's timing, its clock or its outputs.
+ *
+ * Order of a measure worker (a timer does the same with the reference and
+ * no trials), and why:
  *   1. parse the job, open the backend, confine the process before any
  *      solution code runs (nodus_sandbox_prepare: constructors run inside
- *      dlopen), dlopen both solutions, check after each that loading left
- *      no thread or fd, and that neither exports a name that would
- *      interpose on the harness;
+ *      dlopen), dlopen the solution, check that loading left no thread or
+ *      fd, and that it exports no name that would interpose on the
+ *      harness;
  *   2. allocate everything the run needs that does not depend on timing;
  *   3. lock down (cpu): from here on a fork, exec, socket or open kills the
  *      process with SIGSYS, which the orchestrator reports as REWARD_HACK;
- *   4. setup functions, correctness trials (candidate first: nothing of the
- *      reference has run in this process yet, so there is no leftover
- *      reference output to reuse), the determinism repeat;
- *   5. size the batch (at most the job's copy count), tell the
- *      orchestrator (SIZED), fill the timing copies (each with inputs and
- *      outputs of its own, so no call inside a batch sees inputs or
- *      outputs another call saw), warm up;
- *   6. rounds: per sample, the window of copies and the perturbation the
- *      orchestrator named, then candidate and reference in random order,
- *      each with every output of the window poisoned and the cache
- *      flushed before its START frame; after each batch the orchestrator
- *      may ask for the outputs of one of its calls (the check: a timed
- *      call, named only once it has run);
- *   7. final fresh trials, input checksums of the timing copies, DONE.
+ *   4. setup function, correctness trials, the determinism repeat;
+ *   5. once the gate opens: time one call and tell the orchestrator
+ *      (SIZED), which picks one batch for both sides; fill the timing
+ *      copies (each with inputs and outputs of its own, so no call inside
+ *      a batch sees inputs or outputs another call saw);
+ *   6. commands, one at a time (protocol.h): warm-up batches, then timed
+ *      batches, each with the window of copies and the perturbation the
+ *      orchestrator named, every output of the window poisoned and the
+ *      cache flushed before its START frame; after a batch the
+ *      orchestrator may ask for the outputs of one of its calls (the
+ *      check: a timed call, named only once it has run);
+ *   7. input checksums of the timing copies, final fresh trials, DONE.
  * ------------------------------------------------------------------------ */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -38,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +57,6 @@
 
 #define RESULT_FD 3
 #define WORKSPACE_BYTES ((size_t)4 << 20)
-#define MAX_BATCH 100000
 const char *const nodus_forbidden_exports[] = {
 	"clock_gettime", "gettimeofday", "time", "clock", "memcmp", "bcmp", "strcmp",
 	"fork", "dlopen", "dlsym", "cudaEventElapsedTime", "cudaEventRecord",
@@ -67,6 +70,7 @@ struct solution_handle {
 	void *dl;                 /* dlopen handle */
 	nodus_entry_fn entry;     /* the entry function */
 	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
+	nodus_error_fn error;     /* ENTRY_error, or NULL */
 	char path[1024];          /* shared object path */
 };
 
@@ -90,7 +94,8 @@ struct worker {
 	const nodus_backend_ops *ops;
 	void *dev;                        /* backend context */
 	json_t *job;                      /* the job, owned */
-	int is_measure;                   /* role */
+	int is_measure;                   /* role: the candidate's trials and timing */
+	int is_oracle;                    /* role: the reference's outputs */
 	nodus_task task;
 	nodus_workload workload;
 	struct solution_handle ref, cand;
@@ -120,6 +125,9 @@ struct worker {
 	struct host_set host_kept;        /* host buffers kept for the next instance */
 	int64_t host_kept_axes[NODUS_MAX_AXES]; /* their shape (instance axes) */
 	int host_kept_valid;
+	const char *objects_dir;          /* cuda: the compile cache, readable before the job;
+					   * NULL: no Landlock before the driver */
+	int driver_confined;              /* 1: Landlock held before the driver's threads */
 };
 
 /* Seconds since t0 (from nodus_now_ns), added to a phase total. */
@@ -195,6 +203,17 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	char setup_name[NODUS_NAME_MAX + 8];
 	snprintf(setup_name, sizeof(setup_name), "%s_setup", entry);
 	*(void **)&h->setup = dlsym(h->dl, setup_name);
+	/* ENTRY_load (solution.h): still under the load filter, before the
+	 * census; the torch adapter starts its interpreter here */
+	nodus_load_fn load;
+	snprintf(setup_name, sizeof(setup_name), "%s_load", entry);
+	*(void **)&load = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_error", entry);
+	*(void **)&h->error = dlsym(h->dl, setup_name);
+	char msg[1024] = "";
+	if (load && load(msg, sizeof(msg)))
+		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
+				 msg[0] ? msg : "(no message)");
 	return 0;
 }
 
@@ -613,8 +632,10 @@ static int run_instance(struct worker *w, struct solution_handle *s, int role,
 		if (rc || (rc = nodus__guard_check(w->ops, w->dev, s->entry, 0, err)))
 			goto out;
 		if (status) {
+			const char *why = s->error ? s->error() : NULL;
 			fail("RUNTIME_ERROR", "", role ? "candidate correctness" : "reference",
-			     "entry returned %d on instance %d", status, in->id);
+			     "entry returned %d on instance %d%s%.700s", status, in->id,
+			     why && *why ? ": " : "", why && *why ? why : "");
 			rc = 1;
 			goto out;
 		}
@@ -953,7 +974,6 @@ static int wait_command(nodus_msg_cmd *cmd)
 	int rc = nodus_ipc_read(0, &type, &b, 0);
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->op = 's';
-	cmd->next_window = -1;
 	if (!rc && type == NODUS_MSG_CMD && b.len >= sizeof(*cmd))
 		memcpy(cmd, b.data, sizeof(*cmd));
 	else if (!rc && type == NODUS_MSG_CMD && b.len)
@@ -962,277 +982,200 @@ static int wait_command(nodus_msg_cmd *cmd)
 	return rc;
 }
 
-/* Picks a batch so one sample of the faster solution lasts min_sample_ns,
- * at most max_batch (a batch calls each copy at most once). */
-static int size_batch(struct worker *w, struct timing_set *ts, int64_t min_sample_ns, int max_batch,
-		      int *batch, nodus_error *err)
+/* The streams condition: loads on other streams of this very process,
+ * from a thread of the cuda backend. They run only while this worker's
+ * own batch does: the other side's worker is another process, whose
+ * context would otherwise share the GPU with them by time slicing, a
+ * condition the pair did not declare. */
+struct streams {
+	void *handle;
+	int (*pause)(void *, int);
+};
+
+static int streams_start(json_t *sj, struct streams *st, nodus_error *err)
 {
-	nodus_timing tr, tc;
-	int rc;
-	for (int i = 0; i < 2; i++) { /* first calls pay page faults and lazy binding */
-		if ((rc = timed_sample(w, ts, &w->ref, 1, 0, &tr, err)) ||
-		    (rc = timed_sample(w, ts, &w->cand, 1, 0, &tc, err)))
-			return rc;
-	}
-	if (tr.call_status || tc.call_status)
-		return 1;
-	int64_t fastest = tr.event_ns < tc.event_ns ? tr.event_ns : tc.event_ns;
-	if (fastest < 1)
-		fastest = 1;
-	int64_t b = (min_sample_ns + fastest - 1) / fastest;
-	if (b > max_batch)
-		b = max_batch;
-	*batch = (int)(b < 1 ? 1 : b > MAX_BATCH ? MAX_BATCH : b);
+	void *sym, *psym;
+	int rc = nodus_backend_cuda_symbol("nodus_cuda_streams_start", &sym, err);
+	if (!rc)
+		rc = nodus_backend_cuda_symbol("nodus_cuda_streams_pause", &psym, err);
+	if (rc)
+		return rc;
+	void *(*start)(const char *, int, double);
+	memcpy(&start, &sym, sizeof(start));
+	memcpy(&st->pause, &psym, sizeof(st->pause));
+	const char *load = json_string_value(json_object_get(sj, "load"));
+	st->handle = start(load ? load : "membw", json_int(sj, "n", 1),
+			   json_real_value(json_object_get(sj, "duty")));
+	if (!st->handle)
+		return NODUS_ERR(err, NODUS_ECUDA, "cannot start the stream loads");
+	st->pause(st->handle, 1);
 	return 0;
 }
 
-static int warm_up(struct worker *w, struct timing_set *ts, int batch, json_t *timing,
-		   nodus_error *err)
+/* Pauses (1) or resumes (0) the loads; a pause returns once their work
+ * in flight has drained. */
+static void streams_pause(struct streams *st, int paused)
 {
-	int min_calls = json_int(timing, "warmup_calls", 3);
-	double min_ms = json_real_value(json_object_get(timing, "warmup_ms"));
-	uint64_t start = nodus_now_ns();
-	int done = 0, last_mhz = 0, stable = 0;
-	/* on a GPU also until the SM clock has settled (it idles at a fraction
-	 * of its boost clock): two samples within 1%, for at most 5 s */
-	while (done < min_calls || (double)(nodus_now_ns() - start) * 1e-6 < min_ms ||
-	       (!stable && (double)(nodus_now_ns() - start) * 1e-9 < 5.0)) {
-		nodus_timing t;
-		int rc = timed_sample(w, ts, &w->ref, batch, 0, &t, err);
-		if (!rc)
-			rc = timed_sample(w, ts, &w->cand, batch, 0, &t, err);
-		if (rc)
-			return rc;
-		stable = t.sm_clock_mhz == 0 ||
-			 (last_mhz > 0 && abs(t.sm_clock_mhz - last_mhz) * 100 < last_mhz);
-		last_mhz = t.sm_clock_mhz;
-		if (++done > 100000)
-			break;
-	}
-	json_object_set_new(timing, "warmup_s",
-			    json_real((double)(nodus_now_ns() - start) * 1e-9));
-	json_object_set_new(timing, "warmup_sm_mhz", json_integer(last_mhz));
-	return 0;
+	if (st->handle)
+		st->pause(st->handle, paused);
 }
 
-/* One timed batch of a round: every output of the window poisoned, the
- * cache flushed, START, the calls back to back, BATCH with what was
- * measured, then the orchestrator's word on it. A checked call is one of
- * these timed calls, named only now, when all of them have run: 'k' asks
- * for the outputs of the call on one copy of the window. */
-static int round_batch(struct worker *w, struct timing_set *ts, struct solution_handle *sol,
-		       int role, int64_t k, int first, int batch, int flush, void *host,
-		       nodus_timing *t, nodus_msg_cmd *cmd, nodus_error *err)
+static void streams_stop(struct streams *st, json_t *timing)
 {
+	void *sym;
+	nodus_error err;
+	if (!st->handle || nodus_backend_cuda_symbol("nodus_cuda_streams_stop", &sym, &err))
+		return;
+	int (*stop)(void *, double *);
+	memcpy(&stop, &sym, sizeof(stop));
+	double rate = 0;
+	int rc = stop(st->handle, &rate);
+	st->handle = NULL;
+	json_object_set_new(timing, "streams_achieved_rate", json_real(rate));
+	json_object_set_new(timing, "streams_ok", json_boolean(rc == 0));
+}
+
+static int clock_fd = -1; /* NODUS_CLOCK_FD when the orchestrator gave one */
+
+/* A START or BATCH mark, on the clock socket (protocol.h). */
+static int send_mark(uint32_t type, const nodus_msg_batch *msg)
+{
+	if (clock_fd < 0)
+		return nodus_ipc_write(RESULT_FD, type, msg, sizeof(*msg));
+	nodus_clock_mark m;
+	memset(&m, 0, sizeof(m));
+	m.magic = NODUS_CLOCK_MAGIC;
+	m.type = type;
+	m.batch = *msg;
+	ssize_t n;
+	do
+		n = send(clock_fd, &m, sizeof(m), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(m) ? 0 : NODUS_EIO;
+}
+
+/* One timed batch (a 'b' command): the sample's perturbation applied to
+ * its window, every output of the window poisoned, the cache flushed,
+ * START, the calls back to back, BATCH with what was measured. Whether a
+ * call of it is checked is said only by the next command. */
+static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_handle *sol,
+		       int role, const nodus_msg_cmd *cmd, int batch, int flush, uint64_t copy_base,
+		       void *host, struct streams *st, nodus_error *err)
+{
+	if (cmd->window < 0 || cmd->window >= ts->n_calls)
+		return NODUS_ERR(err, NODUS_EINVAL, "the orchestrator named window %d of %d copies",
+				 cmd->window, ts->n_calls);
+	int first = cmd->window;
 	uint64_t t0 = nodus_now_ns();
-	int rc = poison_window(w, ts, first, batch, host, err);
+	int rc = perturb_window(w, ts, copy_base, (int64_t)(cmd->perturbation & INT64_MAX), first,
+				batch, err);
+	phase_add(&w->phase.perturb_s, t0);
+	t0 = nodus_now_ns();
+	if (!rc)
+		rc = poison_window(w, ts, first, batch, host, err);
 	phase_add(&w->phase.poison_s, t0);
 	if (rc)
 		return rc;
 	for (int i = 0; i < batch; i++)
 		ts->window[i] = ts->calls[(first + i) % ts->n_calls];
+	streams_pause(st, 0);
 	t0 = nodus_now_ns();
 	if (flush && (rc = w->ops->flush(w->dev, err)))
 		return rc;
-	nodus_msg_batch msg = {k, role, 0, 0, 0};
-	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_START, &msg, sizeof(msg)))
+	nodus_msg_batch msg;
+	memset(&msg, 0, sizeof(msg));
+	msg.sample = cmd->sample;
+	msg.role = role;
+	if (send_mark(NODUS_MSG_START, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
-	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, t, err);
+	uint64_t marked = nodus_now_ns();
+	nodus_timing t;
+	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, &t, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
+	streams_pause(st, 1);
 	if (rc || (rc = nodus__guard_check(w->ops, w->dev, sol->entry, 1, err)))
 		return rc;
-	msg.status = t->call_status;
-	msg.event_ns = t->event_ns;
-	msg.host_ns = t->host_ns;
-	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_BATCH, &msg, sizeof(msg)) || wait_command(cmd))
+	msg.status = t.call_status;
+	msg.event_ns = t.event_ns;
+	msg.host_ns = t.host_ns;
+	msg.sm_clock_mhz = t.sm_clock_mhz;
+	msg.wall_ns = (int64_t)(nodus_now_ns() - marked);
+	if (send_mark(NODUS_MSG_BATCH, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
-	if (cmd->op != 'k')
-		return 0;
-	int pos = (cmd->copy - first + ts->n_calls) % ts->n_calls;
-	if (role != NODUS_ROLE_CANDIDATE || cmd->copy < 0 || cmd->copy >= ts->n_calls ||
-	    pos >= batch)
-		return NODUS_ERR(err, NODUS_EINVAL, "check of copy %d outside the window", cmd->copy);
-	t0 = nodus_now_ns();
-	rc = send_outputs(w, &ts->bufs[cmd->copy], host, cmd->instance, NODUS_ROLE_CANDIDATE, 0,
-			  err);
-	phase_add(&w->phase.recheck_s, t0);
-	return rc;
-}
-
-/* The window and perturbation of the next sample, from a CMD. */
-static int next_sample(struct timing_set *ts, const nodus_msg_cmd *cmd, int *first, int64_t *q,
-		       nodus_error *err)
-{
-	if (cmd->next_window < 0 || cmd->next_window >= ts->n_calls)
-		return NODUS_ERR(err, NODUS_EINVAL, "the orchestrator named window %d of %d copies",
-				 cmd->next_window, ts->n_calls);
-	*first = cmd->next_window;
-	*q = (int64_t)(cmd->next_perturbation & INT64_MAX);
 	return 0;
 }
 
-static int run_rounds(struct worker *w, struct timing_set *ts, int batch, json_t *timing,
-		      uint64_t copy_base, void *host, size_t host_bytes, const nodus_msg_cmd *sized,
-		      int *rounds_out, nodus_error *err)
+/* A warm-up batch (a 'w' command): the calls of the window at 0, no
+ * poison, no flush; answered by a BATCH with sample -1. */
+static int warm_batch(struct worker *w, struct timing_set *ts, struct solution_handle *sol,
+		      int role, int batch, struct streams *st, nodus_error *err)
 {
-	int spr = json_int(timing, "samples_per_round", 3);
-	int max_rounds = json_int(timing, "max_rounds", 30);
-	int flush = json_int(timing, "flush", 1);
-	nodus_sample *samples = calloc((size_t)spr * 2, sizeof(*samples));
-	if (!samples)
-		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for samples");
-	int first = 0;
-	int64_t q = 0;
-	int rc = next_sample(ts, sized, &first, &q, err);
-	int r = 0;
-	for (; !rc && r < max_rounds; r++) {
-		int n = 0;
-		for (int s = 0; s < spr; s++) {
-			int64_t k = (int64_t)r * spr + s;
-			uint64_t t0 = nodus_now_ns();
-			rc = perturb_window(w, ts, copy_base, q, first, batch, err);
-			phase_add(&w->phase.perturb_s, t0);
-			if (rc)
-				goto out;
-			int cand_first = (int)nodus_rng_below(&w->rng, 2);
-			int window = first;
-			for (int turn = 0; turn < 2; turn++) {
-				int role = (turn == 0) == cand_first ? NODUS_ROLE_CANDIDATE
-								     : NODUS_ROLE_REFERENCE;
-				struct solution_handle *sol = role ? &w->cand : &w->ref;
-				nodus_timing t;
-				nodus_msg_cmd cmd;
-				if ((rc = round_batch(w, ts, sol, role, k, window, batch, flush, host,
-						      &t, &cmd, err)))
-					goto out;
-				if (t.call_status) {
-					fail("RUNTIME_ERROR", "", "timing", "%s returned %d while timed",
-					     role ? "candidate" : "reference", t.call_status);
-					rc = 1;
-					goto out;
-				}
-				if (cmd.op == 's') {
-					rc = 1; /* the orchestrator has seen enough (a failed check) */
-					goto out;
-				}
-				if ((rc = next_sample(ts, &cmd, &first, &q, err)))
-					goto out;
-				nodus_sample *smp = &samples[n++];
-				memset(smp, 0, sizeof(*smp));
-				smp->round = r;
-				smp->seq = s * 2 + turn;
-				smp->role = role;
-				smp->copy = window;
-				smp->batch = batch;
-				smp->ns = t.event_ns / batch;
-				smp->host_ns = t.host_ns / batch;
-				smp->sm_clock_mhz = t.sm_clock_mhz;
-				/* work the events did not see: honest samples on an
-				 * H200 showed 6-8 us of launch and sync overhead */
-				if (t.host_ns - t.event_ns > 50000 &&
-				    (t.host_ns - t.event_ns) * 10 > t.host_ns)
-					smp->flags |= NODUS_SAMPLE_HOST_GAP;
-			}
-		}
-		nodus_buf frame = NODUS_BUF_INIT;
-		nodus_msg_round hdr = {r, n};
-		nodus_buf_add(&frame, &hdr, sizeof(hdr));
-		nodus_buf_add(&frame, samples, sizeof(*samples) * (size_t)n);
-		rc = nodus_ipc_write(RESULT_FD, NODUS_MSG_ROUND, frame.data, frame.len);
-		nodus_buf_release(&frame);
-		if (rc) {
-			rc = NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
-			goto out;
-		}
-		nodus_msg_cmd cmd;
-		if (wait_command(&cmd) || cmd.op != 'c') {
-			r++;
-			break;
-		}
-		if ((rc = next_sample(ts, &cmd, &first, &q, err)))
-			goto out;
-	}
-	int intact;
-	uint64_t t_intact = nodus_now_ns();
-	rc = copies_intact(w, ts, host, host_bytes, &intact, err);
-	phase_add(&w->phase.intact_s, t_intact);
-	if (rc)
-		goto out;
-	if (!intact) {
-		fail("INPUT_MUTATED", "timing_copy_checksum", "timing",
-		     "the timing input copies changed while the candidate ran");
-		rc = 1;
-	}
-out:
-	*rounds_out = r;
-	free(samples);
-	return rc;
-}
-
-/* The streams condition: loads on other streams of this very process,
- * from a thread of the cuda backend, while the pair is timed. */
-static int streams_start(json_t *sj, void **handle, nodus_error *err)
-{
-	void *sym;
-	int rc = nodus_backend_cuda_symbol("nodus_cuda_streams_start", &sym, err);
+	nodus_timing t;
+	streams_pause(st, 0);
+	int rc = timed_sample(w, ts, sol, batch, 0, &t, err);
+	streams_pause(st, 1);
 	if (rc)
 		return rc;
-	void *(*start)(const char *, int, double);
-	memcpy(&start, &sym, sizeof(start));
-	const char *load = json_string_value(json_object_get(sj, "load"));
-	*handle = start(load ? load : "membw", json_int(sj, "n", 1),
-			json_real_value(json_object_get(sj, "duty")));
-	return *handle ? 0 : NODUS_ERR(err, NODUS_ECUDA, "cannot start the stream loads");
+	nodus_msg_batch msg;
+	memset(&msg, 0, sizeof(msg));
+	msg.sample = -1;
+	msg.role = role;
+	msg.status = t.call_status;
+	msg.event_ns = t.event_ns;
+	msg.host_ns = t.host_ns;
+	msg.sm_clock_mhz = t.sm_clock_mhz;
+	if (send_mark(NODUS_MSG_BATCH, &msg))
+		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	return 0;
 }
 
-static void streams_stop(void *handle, json_t *timing)
-{
-	void *sym;
-	nodus_error err;
-	if (nodus_backend_cuda_symbol("nodus_cuda_streams_stop", &sym, &err))
-		return;
-	int (*stop)(void *, double *);
-	memcpy(&stop, &sym, sizeof(stop));
-	double rate = 0;
-	int rc = stop(handle, &rate);
-	json_object_set_new(timing, "streams_achieved_rate", json_real(rate));
-	json_object_set_new(timing, "streams_ok", json_boolean(rc == 0));
-}
-
-static int measure_timing(struct worker *w, nodus_error *err)
+/* The timing of this worker's one solution, one command at a time (the
+ * orchestrator alternates this worker with the other side's). Returns 0
+ * once the orchestrator says 'e' (the copies are checked) or 's', 1 after
+ * a FAIL frame. */
+static int measure_timing(struct worker *w, struct solution_handle *sol, int role,
+			  nodus_error *err)
 {
 	json_t *timing = json_object_get(w->job, "timing");
 	uint64_t copy_base = json_u64(timing, "copy_seed");
 	int n_calls = json_int(timing, "copies", 4);
-	int64_t min_sample_ns = json_integer_value(json_object_get(timing, "min_sample_ns"));
+	int flush = json_int(timing, "flush", 1);
+	const char *who = role == NODUS_ROLE_CANDIDATE ? "candidate" : "reference";
 	if (n_calls < 1 || n_calls > NODUS_MAX_TIMING_CALLS)
 		return NODUS_ERR(err, NODUS_EINVAL, "job asks for %d timing copies", n_calls);
 
+	/* sizing: the orchestrator chooses one batch for both sides, so one
+	 * sample of the faster lasts min_sample_ns */
 	struct timing_set probe_set;
+	nodus_timing t;
+	memset(&t, 0, sizeof(t));
 	uint64_t t0 = nodus_now_ns();
 	int rc = timing_alloc(w, &probe_set, 1, copy_base, err);
-	int batch = 1;
-	if (!rc)
-		rc = size_batch(w, &probe_set, min_sample_ns, n_calls, &batch, err);
+	for (int i = 0; !rc && i < 2; i++) /* first calls pay page faults and lazy binding */
+		rc = timed_sample(w, &probe_set, sol, 1, 0, &t, err);
 	timing_release(w, &probe_set);
 	phase_add(&w->phase.size_s, t0);
-	if (rc == 1)
-		return fail("RUNTIME_ERROR", "", "timing", "a solution returned an error while sized"),
-		       1;
 	if (rc)
 		return rc;
-	/* the orchestrator places its checks once it knows the batch */
-	nodus_msg_sized sized = {batch, n_calls};
-	nodus_msg_cmd first;
+	if (t.call_status)
+		return fail("RUNTIME_ERROR", "", "timing", "the %s returned %d while sized", who,
+			    t.call_status),
+		       1;
+	nodus_msg_sized sized = {t.event_ns, n_calls, 0};
+	nodus_msg_cmd cmd;
 	if (nodus_ipc_write(RESULT_FD, NODUS_MSG_SIZED, &sized, sizeof(sized)) ||
-	    wait_command(&first))
+	    wait_command(&cmd))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
-	if (first.op != 'c')
-		return 1;
+	if (cmd.op != 'z')
+		return 0;
+	int batch = cmd.batch;
+	if (batch < 1 || batch > n_calls)
+		return NODUS_ERR(err, NODUS_EINVAL, "the orchestrator chose a batch of %d on %d copies",
+				 batch, n_calls);
 
 	struct timing_set ts;
 	struct host_set h;
-	int rounds = 0;
+	struct streams st = {NULL, NULL};
 	memset(&ts, 0, sizeof(ts)); /* timing_release runs whatever failed */
 	t0 = nodus_now_ns();
 	rc = host_alloc(w, &h, w->axes);
@@ -1241,27 +1184,58 @@ static int measure_timing(struct worker *w, nodus_error *err)
 	else
 		NODUS_ERR(err, rc, "out of memory for timing");
 	phase_add(&w->phase.copies_s, t0);
-	void *streams = NULL;
 	json_t *sj = json_object_get(w->job, "streams");
 	if (!rc && sj)
-		rc = streams_start(sj, &streams, err);
-	if (!rc)
-		rc = warm_up(w, &ts, batch, timing, err);
-	t0 = nodus_now_ns();
-	if (!rc)
-		rc = run_rounds(w, &ts, batch, timing, copy_base, h.scratch, h.scratch_bytes, &first,
-				&rounds, err);
-	phase_add(&w->phase.rounds_s, t0);
-	if (streams)
-		streams_stop(streams, timing);
+		rc = streams_start(sj, &st, err);
+	int last_first = -1, batches = 0, stopped = 0;
+	uint64_t t_rounds = nodus_now_ns();
+	while (!rc) {
+		if (wait_command(&cmd)) {
+			rc = NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+			break;
+		}
+		if (cmd.op == 'w') {
+			rc = warm_batch(w, &ts, sol, role, batch, &st, err);
+		} else if (cmd.op == 'b') {
+			rc = timed_batch(w, &ts, sol, role, &cmd, batch, flush, copy_base, h.scratch,
+					 &st, err);
+			last_first = cmd.window;
+			batches++;
+		} else if (cmd.op == 'k') {
+			int pos = (cmd.copy - last_first + ts.n_calls) % ts.n_calls;
+			if (last_first < 0 || cmd.copy < 0 || cmd.copy >= ts.n_calls || pos >= batch) {
+				rc = NODUS_ERR(err, NODUS_EINVAL, "check of copy %d outside the window",
+					       cmd.copy);
+				break;
+			}
+			t0 = nodus_now_ns();
+			rc = send_outputs(w, &ts.bufs[cmd.copy], h.scratch, cmd.instance, role, 0,
+					  err);
+			phase_add(&w->phase.recheck_s, t0);
+		} else if (cmd.op == 'e') {
+			int intact;
+			t0 = nodus_now_ns();
+			rc = copies_intact(w, &ts, h.scratch, h.scratch_bytes, &intact, err);
+			phase_add(&w->phase.intact_s, t0);
+			if (!rc && !intact) {
+				fail("INPUT_MUTATED", "timing_copy_checksum", "timing",
+				     "the timing input copies changed while the %s ran", who);
+				rc = 1;
+			}
+			break;
+		} else {
+			stopped = 1; /* 's': the orchestrator has seen enough */
+			break;
+		}
+	}
+	phase_add(&w->phase.rounds_s, t_rounds);
+	streams_stop(&st, timing);
 	timing_release(w, &ts);
 	host_release(w, &h, w->axes);
-	if (!rc) {
-		json_object_set_new(timing, "batch_used", json_integer(batch));
-		json_object_set_new(timing, "calls_per_cycle", json_integer(n_calls));
-		json_object_set_new(timing, "rounds_run", json_integer(rounds));
-	}
-	return rc;
+	json_object_set_new(timing, "batch_used", json_integer(batch));
+	json_object_set_new(timing, "calls_per_cycle", json_integer(n_calls));
+	json_object_set_new(timing, "batches_run", json_integer(batches));
+	return stopped ? 2 : rc;
 }
 
 /* ---- roles ---- */
@@ -1300,13 +1274,35 @@ static int setup_solution(struct solution_handle *s, const char *who)
 	return 0;
 }
 
+/* cuda, before the driver exists: Landlock on the one thread there is,
+ * so that the threads the driver makes at context creation are confined
+ * too (exec.h, nodus_sandbox_before_driver). The job's objects are not
+ * known yet: the compile cache they come from is readable, and the job's
+ * own ruleset narrows that later. Only when the orchestrator named the
+ * cache (it does unless NODUS_CUDA_SANDBOX=0). */
+static int sandbox_before_driver(struct worker *w, nodus_error *err)
+{
+	if (!w->objects_dir)
+		return 0;
+	char cwd[1024], lib[4096];
+	const char *dirs[2], *extra[] = {w->objects_dir, NULL, NULL};
+	if (nodus_backend_cuda_path(lib, sizeof(lib), err) == 0)
+		extra[1] = lib;
+	nodus_sandbox_opts o;
+	nodus_sandbox_opts_cuda(&o, NULL, getcwd(cwd, sizeof(cwd)), dirs);
+	int abi = 0, rc = nodus_sandbox_before_driver(&o, extra, &abi, err);
+	w->driver_confined = rc == 0 && abi > 0;
+	return rc;
+}
+
 /* Opens the backend named by the job (or by the command line, for a
  * worker started ahead of its job). */
 static int open_backend(struct worker *w, const char *backend, nodus_error *err)
 {
 	int rc;
 	if (backend && strcmp(backend, "cuda") == 0) {
-		if ((rc = nodus_backend_cuda_load(&w->ops, err)))
+		if ((rc = sandbox_before_driver(w, err)) ||
+		    (rc = nodus_backend_cuda_load(&w->ops, err)))
 			return rc;
 	} else {
 		w->ops = nodus_backend_cpu();
@@ -1319,21 +1315,19 @@ static int open_backend(struct worker *w, const char *backend, nodus_error *err)
  * writes only the worker's directory (its cwd). */
 static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_error *err)
 {
-	const char *files[3] = {NULL, NULL, NULL};
-	int n = 0;
-	files[n++] = json_string_value(json_object_get(json_object_get(w->job, "reference"), "so"));
-	if (w->is_measure)
-		files[n++] = json_string_value(
-			json_object_get(json_object_get(w->job, "candidate"), "so"));
+	/* /dev/urandom: torch seeds its default generator from it when it is
+	 * imported (a python solution's ENTRY_load, under this ruleset); it
+	 * gives nothing getrandom() does not */
+	const char *files[3] = {NULL, "/dev/urandom", NULL};
+	files[0] = json_string_value(json_object_get(
+		json_object_get(w->job, w->is_measure ? "candidate" : "reference"), "so"));
 	char cwd[1024];
-	const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
-	const char *dirs[] = {mps, NULL};
-	nodus_sandbox_opts o = {
-		.cuda = strcmp(w->ops->name, "cuda") == 0,
-		.read_files = files[0] && (n == 1 || files[1]) ? files : NULL,
-		.write_dir = getcwd(cwd, sizeof(cwd)),
-		.cuda_dirs = mps ? dirs : NULL,
-	};
+	const char *dirs[2];
+	const char *const *read = files[0] ? files : NULL;
+	nodus_sandbox_opts o = {.read_files = read, .write_dir = getcwd(cwd, sizeof(cwd))};
+	if (strcmp(w->ops->name, "cuda") == 0)
+		nodus_sandbox_opts_cuda(&o, read, o.write_dir, dirs);
+	o.driver_confined = w->driver_confined;
 	return nodus_sandbox_prepare(sb, &o, err);
 }
 
@@ -1347,11 +1341,19 @@ static int census_after_load(nodus_sandbox_state *sb, const char *status, const 
 		    "a shared object's constructors)", who, what), 1;
 }
 
+/* detail.sandbox; landlock_threads says which threads the job's ruleset
+ * holds on: "all" (TSYNC), "all_before_driver" (every thread is in the
+ * pre-driver domain, the job's on the loading thread and those it makes),
+ * "loading_thread" (threads made before it have no Landlock), "none". */
 static json_t *sandbox_json(const nodus_sandbox_state *sb)
 {
-	return json_pack("{s:s,s:i,s:b,s:b}", "profile", sb->cuda ? "cuda" : "cpu",
-			 "landlock_abi", sb->landlock_abi, "ipc_namespace", sb->ipc_namespace,
-			 "caps_dropped", sb->caps_dropped);
+	const char *threads = !sb->landlock_abi   ? "none"
+			      : sb->landlock_tsync ? "all"
+			      : sb->driver_confined ? "all_before_driver"
+						    : "loading_thread";
+	return json_pack("{s:s,s:i,s:s,s:b,s:b}", "profile", sb->cuda ? "cuda" : "cpu",
+			 "landlock_abi", sb->landlock_abi, "landlock_threads", threads,
+			 "ipc_namespace", sb->ipc_namespace, "caps_dropped", sb->caps_dropped);
 }
 
 static int worker_run(struct worker *w, nodus_error *err)
@@ -1384,20 +1386,17 @@ static int worker_run(struct worker *w, nodus_error *err)
 	int sandboxed = json_int(w->job, "lockdown", 0) || json_int(w->job, "cuda_sandbox", 0);
 	if (sandboxed && (rc = sandbox_before_load(w, &sb, err)))
 		return fail_err("CRASH", "sandbox", err), 1;
+	/* one solution per worker: the candidate's (measure) or the
+	 * reference's (oracle, timer), never both in one process */
 	uint64_t t_load = nodus_now_ns();
-	if ((rc = load_solution(json_object_get(w->job, "reference"), &w->ref, err)))
-		return fail_err(w->is_measure ? "INVALID_REFERENCE" : "LOAD_ERROR", "load", err), 1;
-	if (sandboxed && (rc = census_after_load(&sb, w->is_measure ? "INVALID_REFERENCE"
-								   : "REWARD_HACK", "reference")))
-		return rc;
-	if (w->is_measure &&
-	    (rc = load_solution(json_object_get(w->job, "candidate"), &w->cand, err)))
+	struct solution_handle *mine = w->is_measure ? &w->cand : &w->ref;
+	const char *who = w->is_measure ? "candidate" : "reference";
+	if ((rc = load_solution(json_object_get(w->job, who), mine, err)))
 		return fail_err("LOAD_ERROR", "load", err), 1;
-	if (sandboxed && w->is_measure &&
-	    (rc = census_after_load(&sb, "REWARD_HACK", "candidate")))
+	if (sandboxed && (rc = census_after_load(&sb, "REWARD_HACK", who)))
 		return rc;
 	phase_add(&w->phase.load_s, t_load);
-	nodus__guard_solutions(w->is_measure ? w->cand.entry : NULL, w->ref.entry);
+	nodus__guard_solutions(w->cand.entry, w->ref.entry);
 	const char *bad = w->is_measure ? interposed_symbol(&w->cand) : NULL;
 	if (bad)
 		return fail("REWARD_HACK", "symbol_interposition", "load",
@@ -1422,26 +1421,25 @@ static int worker_run(struct worker *w, nodus_error *err)
 	nodus_sandbox_state_release(&sb);
 
 	t0 = nodus_now_ns();
-	if (!w->is_measure) {
-		if ((rc = setup_solution(&w->ref, "reference")))
-			return rc;
-		phase_add(&w->phase.setup_s, t0);
+	if ((rc = setup_solution(mine, who)))
+		return rc;
+	phase_add(&w->phase.setup_s, t0);
+	if (w->is_oracle) {
 		if ((rc = run_list(w, &w->ref, NODUS_ROLE_REFERENCE, "oracle", 1, err)))
 			return rc;
 	} else {
-		if ((rc = setup_solution(&w->cand, "candidate")) ||
-		    (rc = setup_solution(&w->ref, "reference")))
-			return rc;
-		phase_add(&w->phase.setup_s, t0);
-		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "trials", 1, err)))
+		int role = w->is_measure ? NODUS_ROLE_CANDIDATE : NODUS_ROLE_REFERENCE;
+		if (w->is_measure &&
+		    (rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "trials", 1, err)))
 			return rc;
 		/* wait until the orchestrator has judged correctness */
 		nodus_msg_cmd cmd;
 		if (wait_command(&cmd) || cmd.op != 'c')
 			return 0;
-		if ((rc = measure_timing(w, err)))
+		if ((rc = measure_timing(w, mine, role, err)))
 			return rc;
-		if ((rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "final", 0, err)))
+		if (w->is_measure &&
+		    (rc = run_list(w, &w->cand, NODUS_ROLE_CANDIDATE, "final", 0, err)))
 			return rc;
 	}
 	json_t *timing = json_object_get(w->job, "timing");
@@ -1508,10 +1506,11 @@ static long long resident_bytes(void)
 	return resident * (long long)sysconf(_SC_PAGESIZE);
 }
 
-int nodus_worker_main(const char *preopen_backend)
+int nodus_worker_main(const char *preopen_backend, const char *objects_dir)
 {
 	struct worker w;
 	memset(&w, 0, sizeof(w));
+	w.objects_dir = objects_dir;
 	nodus_error err;
 	memset(&err, 0, sizeof(err));
 	double exec_s = seconds_since_exec();
@@ -1558,6 +1557,9 @@ int nodus_worker_main(const char *preopen_backend)
 		return fail("CRASH", "", "job", "unreadable job: %s", jerr.text), 2;
 	const char *role = json_string_value(json_object_get(w.job, "role"));
 	w.is_measure = role && strcmp(role, "measure") == 0;
+	w.is_oracle = role && strcmp(role, "oracle") == 0;
+	if (!w.is_measure && !w.is_oracle && !(role && strcmp(role, "timer") == 0))
+		return fail("CRASH", "", "job", "unknown role '%s'", role ? role : "(none)"), 2;
 	/* The output arena is the oracle's only. A measure worker loads
 	 * candidate code, which could write there after the harness did (an
 	 * output judged later than it was sent) or fill it outside its memory
@@ -1565,10 +1567,13 @@ int nodus_worker_main(const char *preopen_backend)
 	 * come through the pipe, whose bytes are fixed once sent. Only a
 	 * regular file of the arena's size is ours: without one, fd 4 may be
 	 * a descriptor the CUDA driver opened. */
+	struct stat cs;
+	if (fstat(NODUS_CLOCK_FD, &cs) == 0 && S_ISSOCK(cs.st_mode))
+		clock_fd = NODUS_CLOCK_FD;
 	struct stat arena;
 	if (fstat(NODUS_ARENA_FD, &arena) == 0 && S_ISREG(arena.st_mode) &&
 	    (int64_t)arena.st_size == NODUS_ARENA_BYTES) {
-		if (w.is_measure)
+		if (!w.is_oracle)
 			close(NODUS_ARENA_FD);
 		else
 			w.arena_bytes = (int64_t)arena.st_size;

@@ -182,6 +182,12 @@ static void check_solution(nodus__vctx *v, const nodus_campaign *c, const nodus_
 			     "\"%s\"",
 			     backend_names[c->target.backend - 1], backend_names[s->backend - 1],
 			     s->name);
+	if (s->language == NODUS_LANG_PYTHON && s->backend == NODUS_BACKEND_CUDA)
+		nodus__v_err(v, 0, "expected a python solution for the cpu backend (python on cuda "
+				   "is not supported yet), got cuda solution \"%s\"", s->name);
+	if (s->language == NODUS_LANG_PYTHON && !c->target.python[0])
+		nodus__v_err(v, 0, "expected the target to name its interpreter "
+				   "($.target.python) for python solution \"%s\", got none", s->name);
 }
 
 static void load_solutions(loader *l, const json_t *obj, nodus_campaign *c, int *where)
@@ -584,18 +590,26 @@ static void load_target(nodus__vctx *v, const json_t *o, nodus_target *t)
 	static const nodus__vfield f[] = {{"backend", 1},
 					  {"profile", 0},
 					  {"price_per_device_hour_usd", 1},
-					  {"ceilings", 0}};
+					  {"ceilings", 0},
+					  {"python", 0}};
 	static const nodus__vfield cf[] = {{"bytes_per_s", 0}, {"flops_per_s", 0}};
 	memset(t, 0, sizeof(*t));
 	if (!o)
 		return;
 	nodus__v_push_key(v, "target");
 	if (nodus__v_object(v, o, "a target object {\"backend\", \"profile\", ...}")) {
-		nodus__v_fields(v, o, f, 4);
+		nodus__v_fields(v, o, f, NODUS_ARRAY_SIZE(f));
 		int b;
 		if (nodus__v_enum(v, o, "backend", backend_names, 2, &b) == 1)
 			t->backend = b + 1;
 		nodus__v_str(v, o, "profile", t->profile, sizeof(t->profile));
+		/* the interpreter python solutions run with: an absolute path */
+		if (nodus__v_str(v, o, "python", t->python, sizeof(t->python)) == 1 &&
+		    (t->python[0] != '/' || strpbrk(t->python, "\"\\:\n"))) {
+			nodus__v_err_key(v, "python", 0, "expected an absolute path without quotes, "
+							 "backslashes or colons, got \"%s\"", t->python);
+			t->python[0] = '\0';
+		}
 		json_t *price = json_object_get(o, "price_per_device_hour_usd");
 		if (price && !json_is_null(price))
 			t->has_price = nodus__v_num(v, o, "price_per_device_hour_usd", 0, 0, 1e6, 0,

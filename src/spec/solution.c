@@ -25,13 +25,18 @@
 #include "spec-internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
 
 static const nodus__vfield sol_fields[] = {
 	{"kind", 1},   {"format", 1}, {"name", 1},  {"task", 1},  {"backend", 1},
-	{"sources", 1}, {"entry", 1}, {"build", 0}, {"author", 0}, {"tags", 0}};
+	{"sources", 1}, {"entry", 1}, {"build", 0}, {"author", 0}, {"tags", 0},
+	{"language", 0}, {"python", 0}};
+
+static const char *const languages[] = {"native", "python"};
+static const char *const py_styles[] = {"destination", "module"};
 
 static const char *const backends[] = {"cpu", "cuda"};
 
@@ -167,6 +172,81 @@ static void sol_sources(nodus__vctx *v, const json_t *j, const char *dir, nodus_
 	nodus__v_pop(v);
 }
 
+/* python.init: the module's constructor arguments (KernelBench's
+ * get_init_inputs()), at most 16 numbers or booleans, module style only;
+ * kept as compact JSON, which is hashed and handed to the adapter. */
+static void py_init(nodus__vctx *v, const json_t *j, nodus_solution *s)
+{
+	snprintf(s->py_init, sizeof(s->py_init), "[]");
+	if (!j)
+		return;
+	nodus__v_push_key(v, "init");
+	if (s->py_style != NODUS_PY_MODULE)
+		nodus__v_err(v, 0, "expected no init for a destination-passing solution (only a "
+				   "module's constructor takes arguments)");
+	int n = nodus__v_array(v, j, 0, 16, "constructor arguments");
+	for (int k = 0; k < n; k++) {
+		const json_t *e = json_array_get(j, (size_t)k);
+		char got[96];
+		nodus__v_describe(e, got, sizeof(got));
+		nodus__v_push_index(v, (size_t)k);
+		if (!json_is_number(e) && !json_is_boolean(e))
+			nodus__v_err(v, 0, "expected a number or a boolean, got %s", got);
+		nodus__v_pop(v);
+	}
+	char *text = n > 0 ? json_dumps(j, JSON_COMPACT) : NULL;
+	if (text && strlen(text) < sizeof(s->py_init))
+		snprintf(s->py_init, sizeof(s->py_init), "%s", text);
+	else if (text)
+		nodus__v_err(v, 0, "expected at most %zu bytes of arguments", sizeof(s->py_init) - 1);
+	free(text);
+	nodus__v_pop(v);
+}
+
+/* "language" and "python": a Python solution names its call style, has
+ * exactly one source, a .py module, and no build flags or libraries (the
+ * adapter is built by nodus: src/run/build.c). */
+static void sol_python(nodus__vctx *v, const json_t *obj, nodus_solution *s)
+{
+	static const nodus__vfield f[] = {{"style", 1}, {"init", 0}};
+	int lang = 0;
+	if (json_object_get(obj, "language") &&
+	    nodus__v_enum(v, obj, "language", languages, NODUS_ARRAY_SIZE(languages), &lang) != 1)
+		return;
+	s->language = lang;
+	const json_t *py = json_object_get(obj, "python");
+	if (lang != NODUS_LANG_PYTHON) {
+		if (py)
+			nodus__v_err_key(v, "python", 0, "expected no python object for a native "
+							 "solution (\"language\": \"python\" is missing)");
+		return;
+	}
+	if (!py)
+		nodus__v_err(v, 0, "expected a \"python\" object {\"style\": \"destination\" or "
+				   "\"module\"} for a python solution, got none");
+	nodus__v_push_key(v, "python");
+	int style;
+	if (py && nodus__v_object(v, py, "a python object {\"style\"}")) {
+		nodus__v_fields(v, py, f, NODUS_ARRAY_SIZE(f));
+		if (nodus__v_enum(v, py, "style", py_styles, NODUS_ARRAY_SIZE(py_styles), &style) == 1)
+			s->py_style = style + 1;
+		py_init(v, json_object_get(py, "init"), s);
+	}
+	nodus__v_pop(v);
+	const char *src = s->n_sources == 1 ? s->sources[0] : "";
+	size_t len = strlen(src);
+	if (s->n_sources >= 1 && (s->n_sources != 1 || len < 4 || strcmp(src + len - 3, ".py")))
+		nodus__v_err_key(v, "sources", 0, "expected one .py source for a python solution, "
+						  "got %d source(s), the first \"%s\"",
+				 s->n_sources, s->sources[0]);
+	if (strpbrk(src, "\"\\:\n"))
+		nodus__v_err_key(v, "sources", 0, "expected a python source name without quotes, "
+						  "backslashes or colons, got \"%s\"", src);
+	if (s->n_flags || s->n_libs)
+		nodus__v_err_key(v, "build", 0, "expected no build flags or libraries for a python "
+						"solution (nodus builds its adapter)");
+}
+
 static void hash_u64(EVP_MD_CTX *ctx, uint64_t x)
 {
 	unsigned char b[8];
@@ -204,6 +284,13 @@ static void sol_hash(nodus__vctx *v, nodus_solution *s)
 	hash_u64(ctx, (uint64_t)s->n_libs);
 	for (int k = 0; k < s->n_libs; k++)
 		hash_str(ctx, s->libs[k]);
+	/* only a Python solution hashes its language, so the hash of every
+	 * native solution is what it was before there were languages */
+	if (s->language == NODUS_LANG_PYTHON) {
+		hash_str(ctx, "python");
+		hash_str(ctx, py_styles[s->py_style - 1]);
+		hash_str(ctx, s->py_init);
+	}
 	hash_u64(ctx, (uint64_t)s->n_sources);
 	for (int k = 0; k < s->n_sources; k++) {
 		char full[1024];
@@ -251,6 +338,7 @@ int nodus_solution_from_json(json_t *obj, const char *file, const char *text, co
 	}
 	sol_sources(&v, json_object_get(obj, "sources"), dir, out);
 	sol_build(&v, json_object_get(obj, "build"), out);
+	sol_python(&v, obj, out);
 	nodus__v_str(&v, obj, "author", out->author, sizeof(out->author));
 	out->n_tags = str_list(&v, obj, "tags", NODUS_ARRAY_SIZE(out->tags), out->tags[0],
 			       sizeof(out->tags[0]), "tag names", check_tag);

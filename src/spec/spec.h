@@ -115,13 +115,28 @@ typedef enum nodus_backend_kind {
 	NODUS_BACKEND_CUDA = 2
 } nodus_backend_kind;
 
+/* What a solution's sources are (docs/formats.md, "Python solutions"). */
+typedef enum nodus_language {
+	NODUS_LANG_NATIVE = 0, /* C or CUDA sources built into the shared object */
+	NODUS_LANG_PYTHON = 1  /* a Python module run by nodus's torch adapter */
+} nodus_language;
+
+/* How a Python solution is called. */
+typedef enum nodus_py_style {
+	NODUS_PY_DESTINATION = 1, /* ENTRY(*inputs, *outputs) writes the outputs */
+	NODUS_PY_MODULE = 2       /* ENTRY is an nn.Module class; forward(*inputs) returns them */
+} nodus_py_style;
+
 typedef struct nodus_solution {
 	char name[NODUS_NAME_MAX];  /* not part of the hash */
 	char task_name[NODUS_NAME_MAX]; /* the task it computes; not part of the hash */
 	int backend;                /* a nodus_backend_kind */
 	int n_sources;              /* entries in sources */
 	char sources[NODUS_MAX_SOURCES][256]; /* relative to dir; no "..", not absolute */
-	char entry[NODUS_NAME_MAX]; /* exported entry symbol */
+	char entry[NODUS_NAME_MAX]; /* exported entry symbol (python: the module's function or class) */
+	int language;               /* a nodus_language */
+	int py_style;               /* a nodus_py_style when language is python, else 0 */
+	char py_init[512];          /* module style: python.init as compact JSON ("[]" if none) */
 	int n_flags;                /* entries in flags */
 	char flags[NODUS_MAX_FLAGS][128];     /* compiler flags */
 	int n_libs;                 /* entries in libs */
@@ -199,6 +214,7 @@ typedef struct nodus_target {
 	char profile[128];          /* declared profile, e.g. "H200 full GPU", "cpu" */
 	double ceiling_bytes_per_s; /* measured memory-bandwidth ceiling [bytes/s], 0 = unknown */
 	double ceiling_flops_per_s; /* measured arithmetic ceiling [flop/s], 0 = unknown */
+	char python[512];           /* interpreter of python solutions (absolute), "" = none */
 } nodus_target;
 
 typedef struct nodus_pair_spec {

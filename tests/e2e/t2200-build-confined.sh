@@ -3,17 +3,24 @@
 # t2200-build-confined: the build, the sealing and the audit hold against
 # the attacks of suites/adversarial/toolchain (docs/sandbox.md, "The build and
 # the audit").
-#   1. Build attacks (.incbin /etc/shadow, #include /etc/passwd, #include
-#      of a suite file outside sources, an unlisted header, a compile error
-#      quoting a system header) end COMPILE_ERROR with the guard named and
-#      no line of the foreign file in the record; the honest solution with
-#      a listed header is OK. Once under Landlock (build_confined) and once
-#      with it turned off (NODUS_TEST_NO_LANDLOCK: the dependency check,
+#   1. Build attacks that read a file no solution may (.incbin /etc/shadow,
+#      .incbin by a relative name, #include /etc/passwd, of a suite file
+#      through "..", of /proc/self/environ, of a link to /etc/passwd,
+#      __has_include, #pragma GCC dependency, an assembler .include) end
+#      REWARD_HACK with the guard named; honest mistakes (a header of the
+#      solution's directory not listed, named plainly, through "..", or from
+#      a listed header; a typo; a compile error quoting a system header) end
+#      COMPILE_ERROR, the unlisted ones saying what to add to sources; no
+#      line of a foreign file is in any record; the honest solution with a
+#      listed header is OK; the orchestrator survives and the store holds
+#      every record. Once under Landlock (build_confined) and once with it
+#      turned off (NODUS_TEST_NO_LANDLOCK: the dependency check,
 #      build_outside_read / build_undeclared_read, and the log filter).
 #   2. A listed header changed after sealing: verify names it, the plan's
 #      digest changes, the compile cache rebuilds; a changed include/
 #      header also misses the cache.
-#   3. Rebinding flags (-Wl,--wrap=, -Wl,--defsym=, -Xlinker) fail check.
+#   3. Rebinding flags (-Wl,--wrap=, -Wl,--defsym=, -Xlinker) and flags
+#      that make the compiler read a file (-include, -imacros) fail check.
 #   4. Sources that are symbolic links out of the solution's directory (to
 #      /etc/passwd, through a link to /etc, to /proc/self/environ) fail
 #      check and plan (source_outside); a link put in after sealing fails
@@ -51,11 +58,25 @@ check_builds() {
 import json, sqlite3, sys
 db, mode = sys.argv[1], sys.argv[2]
 ll = mode == "landlock"
+hack = ("REWARD_HACK", "build_confined" if ll else "build_outside_read")
+add = 'add "build_unlisted.h" to its "sources"'
 want = {
-    "build_incbin_shadow": ("COMPILE_ERROR", "build_confined" if ll else "build_outside_read", "/etc/shadow"),
-    "build_include_passwd": ("COMPILE_ERROR", "build_confined" if ll else "build_outside_read", "/etc/passwd"),
-    "build_include_outside": ("COMPILE_ERROR", "build_confined" if ll else "build_outside_read", "relu.json"),
-    "build_header_unlisted": ("COMPILE_ERROR", "build_confined" if ll else "build_undeclared_read", "build_unlisted.h"),
+    # attacks: files no solution may read, by every route to them
+    "build_incbin_shadow": hack + ("/etc/shadow",),
+    "build_incbin_relative": hack + ("/etc/passwd",),
+    "build_include_passwd": hack + ("/etc/passwd",),
+    "build_include_outside": hack + ("relu.json",),
+    "build_include_proc": hack + ("/proc/self/environ",),
+    "build_include_link": hack + ("/etc/passwd",),
+    "build_has_include": hack + ("/etc/shadow",),
+    # reads only the file's time, and gcc does not list it: Landlock alone sees it
+    "build_pragma_dependency": hack + ("/etc/passwd",) if ll else ("OK", "", ""),
+    "build_asm_include": hack + ("/etc/passwd",),
+    # honest mistakes: a file of the solution's own directory, not listed; a typo
+    "build_header_unlisted": ("COMPILE_ERROR", "build_undeclared_read", add),
+    "build_header_dotdot": ("COMPILE_ERROR", "build_undeclared_read", add),
+    "build_header_nested": ("COMPILE_ERROR", "build_undeclared_read", add),
+    "build_header_typo": ("COMPILE_ERROR", "compile", "build_unlisetd.h: No such file"),
     "build_quote_system": ("COMPILE_ERROR", "compile", "build_quote_system.c:"),
     "build_header_listed": ("OK", "", ""),
 }
@@ -78,7 +99,7 @@ for pid, status, guard, msg in sqlite3.connect(db).execute(
     if cand == "build_quote_system" and "left out" not in msg:
         print(f"FAIL: {mode}: the filter did not say it left lines out: {msg}")
         bad = 1
-    if not ll and status == "COMPILE_ERROR" and guard != "compile" and "landlock unavailable" not in msg:
+    if not ll and guard not in ("", "compile") and "landlock unavailable" not in msg:
         print(f"FAIL: {mode}: {cand}: the record does not say Landlock was off: {msg}")
         bad = 1
 if seen != set(want):
@@ -89,6 +110,8 @@ PY
 }
 
 # ---- 1. build attacks, under Landlock and without it ----
+# a link out of the tree is made here, not committed (build_include_link.c)
+ln -s /etc/passwd "$build/solutions/build_link.h"
 "$NODUS" plan "$build/campaign.json" -o "$tmp/plan.json" --cache "$tmp/cache-plan" >/dev/null ||
 	{ echo "FAIL: plan of the build campaign"; exit 1; }
 for mode in landlock fallback; do
@@ -138,6 +161,12 @@ out=$("$NODUS" check "$build/solutions/build_wrap_flags.json" 2>&1)
 rc=$?
 [ "$rc" -eq 2 ] || fail "check of rebinding flags exited $rc, expected 2: $out"
 for frag in '"-Wl,--wrap=malloc" (an option list passed to another tool' '"-Wl,--defsym=' '"-Xlinker" (an option nodus sets itself or forbids'; do
+	grep -qF -- "$frag" <<<"$out" || fail "check did not refuse $frag: $out"
+done
+out=$("$NODUS" check "$build/solutions/build_include_flag.json" 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] || fail "check of -include/-imacros flags exited $rc, expected 2: $out"
+for frag in '"-include"' '"-imacros"' '"--include=/etc/shadow"'; do
 	grep -qF -- "$frag" <<<"$out" || fail "check did not refuse $frag: $out"
 done
 

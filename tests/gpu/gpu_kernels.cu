@@ -16,8 +16,18 @@
  *   fault       writes through an invalid pointer (illegal address)
  *   write_past  writes outputs[0][numel], one element past its end
  *   write_before writes outputs[0][-1], one element before its start
+ *   host_probe  enqueues a host function (cudaLaunchHostFunc) on
+ *               call->stream, which the runtime runs on a thread of its
+ *               own: it tries to open the file host_probe_path() named and
+ *               keeps the outcome for host_probe_result()
+ *               (tests/gpu/test-gpu-landlock.c: a solution's code running
+ *               on a driver thread must be confined too)
  * ------------------------------------------------------------------------ */
 #include <cuda_runtime.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "nodus/solution.h"
 
@@ -113,4 +123,37 @@ extern "C" int write_before(const nodus_call *call)
 {
 	store_kernel<<<1, 1, 0, (cudaStream_t)call->stream>>>((float *)call->outputs[0].data - 1);
 	return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+static const char *probe_path;
+static volatile int probe_outcome = -1; /* 1 opened, 0 EACCES, 2 other error, -1 not run */
+static volatile int probe_tid;          /* the thread the host function ran on */
+
+static void CUDART_CB probe_host(void *arg)
+{
+	(void)arg;
+	int fd = open(probe_path, O_RDONLY | O_CLOEXEC);
+	probe_outcome = fd >= 0 ? 1 : errno == EACCES ? 0 : 2;
+	if (fd >= 0)
+		close(fd);
+	probe_tid = (int)syscall(SYS_gettid);
+}
+
+extern "C" void host_probe_path(const char *path)
+{
+	probe_path = path;
+}
+
+extern "C" int host_probe(const nodus_call *call)
+{
+	probe_outcome = -1;
+	return cudaLaunchHostFunc((cudaStream_t)call->stream, probe_host, NULL) == cudaSuccess ? 0
+												 : 1;
+}
+
+/* The last probe's outcome (see probe_outcome); *tid its thread. */
+extern "C" int host_probe_result(int *tid)
+{
+	*tid = probe_tid;
+	return probe_outcome;
 }

@@ -115,7 +115,13 @@ static int setup_paths(void **state)
 	write_file(p, "#define U 1\n");
 	snprintf(p, sizeof(p), "%s/inc/nodus.h", dir);
 	write_file(p, "/* nodus */\n");
-	return 0;
+	/* links in the solution's directory: out of it, and to an unlisted file */
+	char link[PATH_MAX + 32];
+	snprintf(link, sizeof(link), "%s/sol/to_passwd.h", dir);
+	if (symlink("/etc/passwd", link))
+		return -1;
+	snprintf(link, sizeof(link), "%s/sol/to_unlisted.h", dir);
+	return symlink("unlisted.h", link) ? -1 : 0;
 }
 
 static int teardown_paths(void **state)
@@ -150,28 +156,124 @@ static void test_deps(void **state)
 		fail_msg("sealed list wrong: %s", sealed.data);
 	/* a file of the solution's directory that sources do not list */
 	snprintf(deps, sizeof(deps), "%s/sol/k.c %s/sol/unlisted.h", dir, dir);
-	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), -1);
-	if (!strstr(why, "'unlisted.h'") || !strstr(why, "build_undeclared_read"))
+	/* (a mistake: the message says what to add) */
+	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), BUILD_REFUSED_MISTAKE);
+	if (!strstr(why, "'unlisted.h'") || !strstr(why, "build_undeclared_read") ||
+	    !strstr(why, "add \"unlisted.h\" to its \"sources\""))
 		fail_msg("unlisted header: %s", why);
-	/* a file outside: through the solution's directory and "..", too */
-	assert_int_equal(check_deps("/etc/passwd", &sealed, why, sizeof(why)), -1);
+	/* a file outside (an attack): through the solution's directory and "..", too */
+	assert_int_equal(check_deps("/etc/passwd", &sealed, why, sizeof(why)), BUILD_REFUSED_HACK);
 	if (!strstr(why, "/etc/passwd") || !strstr(why, "build_outside_read"))
 		fail_msg("outside file: %s", why);
 	snprintf(deps, sizeof(deps), "%s/sol/../inc/../../../etc/hostname", dir);
-	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), -1);
+	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), BUILD_REFUSED_HACK);
 	/* /proc resolves otherwise here than in the compiler; an absolute
 	 * file that vanished was not a temporary of the build */
-	assert_int_equal(check_deps("/proc/self/cwd/../../etc/shadow", &sealed, why, sizeof(why)), -1);
-	assert_int_equal(check_deps("/proc/self/root/etc/shadow", &sealed, why, sizeof(why)), -1);
-	assert_int_equal(check_deps("/nonexistent/vanished.h", &sealed, why, sizeof(why)), -1);
+	assert_int_equal(check_deps("/proc/self/cwd/../../etc/shadow", &sealed, why, sizeof(why)),
+			 BUILD_REFUSED_HACK);
+	assert_int_equal(check_deps("/proc/self/root/etc/shadow", &sealed, why, sizeof(why)),
+			 BUILD_REFUSED_HACK);
+	assert_int_equal(check_deps("/nonexistent/vanished.h", &sealed, why, sizeof(why)),
+			 BUILD_REFUSED_HACK);
+	/* a link in the solution's directory is judged by what it points at */
+	snprintf(deps, sizeof(deps), "%s/sol/to_passwd.h", dir);
+	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), BUILD_REFUSED_HACK);
+	snprintf(deps, sizeof(deps), "%s/sol/to_unlisted.h", dir);
+	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), BUILD_REFUSED_MISTAKE);
 	snprintf(deps, sizeof(deps), "%s/bd/ccGONE.s tmpxft_GONE.cpp", dir);
 	assert_int_equal(check_deps(deps, &sealed, why, sizeof(why)), 0);
 	/* no dependency list at all is a refusal, not a pass */
 	char missing[PATH_MAX];
 	snprintf(missing, sizeof(missing), "%s/bd/none.d", dir);
-	assert_int_equal(nodus__build_deps_check(&paths, missing, 0, &sealed, why, sizeof(why)), -1);
+	assert_int_equal(nodus__build_deps_check(&paths, missing, 0, &sealed, why, sizeof(why)),
+			 BUILD_REFUSED_MISTAKE);
 	assert_non_null(strstr(why, "build_deps"));
 	nodus_buf_release(&sealed);
+}
+
+/* One failed step's output line; what nodus__build_denied makes of it. */
+static enum build_refusal denied(const char *fmt, const char *arg, char *why, size_t size,
+				 char *guard)
+{
+	char raw[4096];
+	snprintf(raw, sizeof(raw), "compilation of something\n");
+	size_t n = strlen(raw);
+	snprintf(raw + n, sizeof(raw) - n, fmt, arg);
+	why[0] = guard[0] = '\0';
+	return nodus__build_denied(&paths, raw, "build_confined", why, size, guard, 40);
+}
+
+static void test_denied(void **state)
+{
+	(void)state;
+	char why[1024], guard[40];
+	/* cc1 (#include "..."): the path as it opened it, absolute */
+	assert_int_equal(denied("%s/sol/k.c:1:10: fatal error: /etc/passwd: Permission denied\n",
+				dir, why, sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	assert_string_equal(guard, "build_confined");
+	if (!strstr(why, "'/etc/passwd'"))
+		fail_msg("outside file not named: %s", why);
+	char line[PATH_MAX + 128];
+	/* an unlisted header next to the source: a mistake, and what to add */
+	snprintf(line, sizeof(line), "%%s/sol/k.c:1:10: fatal error: %s/sol/unlisted.h: "
+		 "Permission denied", dir);
+	assert_int_equal(denied(line, dir, why, sizeof(why), guard), BUILD_REFUSED_MISTAKE);
+	assert_string_equal(guard, "build_undeclared_read");
+	if (!strstr(why, "add \"unlisted.h\" to its \"sources\""))
+		fail_msg("no advice for the unlisted header: %s", why);
+	/* "..", and links: judged by what they resolve to */
+	snprintf(line, sizeof(line), "x.c:1:1: fatal error: %s/sol/../sol/unlisted.h: "
+		 "Permission denied%%s", dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_MISTAKE);
+	snprintf(line, sizeof(line), "x.c:1:1: fatal error: %s/sol/../../../../../../etc/passwd: "
+		 "Permission denied%%s", dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_HACK);
+	snprintf(line, sizeof(line), "x.c:1:1: fatal error: %s/sol/to_passwd.h: "
+		 "Permission denied%%s", dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_HACK);
+	snprintf(line, sizeof(line), "x.c:1:1: fatal error: %s/sol/to_unlisted.h: "
+		 "Permission denied%%s", dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_MISTAKE);
+	/* no location: __has_include, #pragma GCC dependency, -include */
+	assert_int_equal(denied("cc1: fatal error: %s: Permission denied\n", "/etc/passwd", why,
+				sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	assert_int_equal(denied("cc1: fatal error: %s: Permission denied\n", "/proc/self/environ",
+				why, sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	/* gas: .include, and .incbin relative to its cwd (the build directory) */
+	assert_int_equal(denied("%s/bd/cc.s:4: Error: can't open /etc/passwd for reading: "
+				"Permission denied\n", dir, why, sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	assert_int_equal(denied("cc.s:4: Error: file not found: %s\n",
+				"../../../../../../../../etc/passwd", why, sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	assert_int_equal(denied("cc.s:4: Error: file not found: %s\n", "../sol/unlisted.h", why,
+				sizeof(why), guard),
+			 BUILD_REFUSED_MISTAKE);
+	/* a typo is the compiler's own error; so is a tool chain file failing */
+	assert_int_equal(denied("k.c:1:10: fatal error: %s: No such file or directory\n", "typo.h",
+				why, sizeof(why), guard),
+			 BUILD_REFUSED_NO);
+	assert_int_equal(denied("cc.s:4: Error: file not found: %s\n", "nothere.bin", why,
+				sizeof(why), guard),
+			 BUILD_REFUSED_NO);
+	assert_int_equal(denied("k.c:1:10: fatal error: %s: Permission denied\n",
+				"/usr/include/stdio.h", why, sizeof(why), guard),
+			 BUILD_REFUSED_NO);
+	assert_string_equal(guard, "");
+	/* without Landlock: a diagnostic located in a foreign file shows it was read */
+	assert_int_equal(denied("%s: Assembler messages:\n/etc/passwd:13: Error: invalid character\n",
+				"/etc/passwd", why, sizeof(why), guard),
+			 BUILD_REFUSED_HACK);
+	snprintf(line, sizeof(line), "In file included from %s/sol/k.c:1:\n%s/sol/unlisted.h:1:9: "
+		 "error: bad%%s", dir, dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_MISTAKE);
+	/* located in the sources, the include directory or a tool chain header: the compiler's */
+	snprintf(line, sizeof(line), "In file included from %s/sol/k.c:1:\n%s/inc/nodus.h:1:2: "
+		 "error: x\n/usr/include/string.h:43:70: note: y%%s", dir, dir);
+	assert_int_equal(denied(line, "", why, sizeof(why), guard), BUILD_REFUSED_NO);
 }
 
 static void test_log_filter(void **state)
@@ -254,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_flags_allowed),
 		cmocka_unit_test(test_flags_refused),
 		cmocka_unit_test(test_deps),
+		cmocka_unit_test(test_denied),
 		cmocka_unit_test(test_log_filter),
 		cmocka_unit_test(test_landlock_confines),
 	};

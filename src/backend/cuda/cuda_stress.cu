@@ -166,6 +166,8 @@ STRESS_EXPORT int nodus_cuda_stress_main(const char *kind, double duty)
 struct streams_load {
 	pthread_t thread;
 	volatile int stop;
+	int paused;           /* asked to pause (atomic) */
+	int idle;             /* paused, with nothing in flight (atomic) */
 	int n;
 	double duty;
 	char kind[16];
@@ -183,26 +185,41 @@ static void *streams_thread(void *arg)
 		cudaStream_t s;
 		if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
 		    load_open(&loads[i], sl->kind, s)) {
-			sl->failed = 1;
+			__atomic_store_n(&sl->failed, 1, __ATOMIC_RELEASE);
 			return NULL;
 		}
 	}
-	double t0 = now_s();
+	double t0 = now_s(), paused_s = 0;
 	while (!sl->stop) {
+		if (__atomic_load_n(&sl->paused, __ATOMIC_ACQUIRE)) {
+			/* nothing of ours in flight while the other side's worker runs */
+			for (int i = 0; i < n; i++)
+				cudaStreamSynchronize(loads[i].stream);
+			double p0 = now_s();
+			__atomic_store_n(&sl->idle, 1, __ATOMIC_RELEASE);
+			while (!sl->stop && __atomic_load_n(&sl->paused, __ATOMIC_ACQUIRE)) {
+				struct timespec ts = {0, 20 * 1000};
+				nanosleep(&ts, NULL);
+			}
+			__atomic_store_n(&sl->idle, 0, __ATOMIC_RELEASE);
+			paused_s += now_s() - p0;
+			continue;
+		}
 		double start = now_s(), until = start + 0.1 * sl->duty;
-		while (!sl->stop && now_s() < until) {
+		while (!sl->stop && !__atomic_load_n(&sl->paused, __ATOMIC_ACQUIRE) &&
+		       now_s() < until) {
 			for (int i = 0; i < n; i++)
 				sl->work += load_burst(&loads[i]);
 			for (int i = 0; i < n; i++)
 				cudaStreamSynchronize(loads[i].stream);
 		}
 		double rest = start + 0.1 - now_s();
-		if (!sl->stop && rest > 0) {
+		if (!sl->stop && !__atomic_load_n(&sl->paused, __ATOMIC_ACQUIRE) && rest > 0) {
 			struct timespec ts = {0, (long)(rest * 1e9)};
 			nanosleep(&ts, NULL);
 		}
 	}
-	sl->busy_s = now_s() - t0;
+	sl->busy_s = now_s() - t0 - paused_s;
 	for (int i = 0; i < n; i++) {
 		cudaStreamSynchronize(loads[i].stream);
 		load_close(&loads[i]);
@@ -225,6 +242,24 @@ STRESS_EXPORT void *nodus_cuda_streams_start(const char *kind, int n, double dut
 		return NULL;
 	}
 	return sl;
+}
+
+/* Pauses (paused 1) or resumes (0) the loads. A pause returns once the
+ * loads have nothing in flight, so the GPU is the other worker's alone. */
+STRESS_EXPORT int nodus_cuda_streams_pause(void *handle, int paused)
+{
+	struct streams_load *sl = (struct streams_load *)handle;
+	if (!sl)
+		return -1;
+	__atomic_store_n(&sl->paused, paused ? 1 : 0, __ATOMIC_RELEASE);
+	if (!paused)
+		return 0;
+	while (!__atomic_load_n(&sl->idle, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&sl->failed, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = {0, 20 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 /* Stops the loads; *rate gets the achieved work per second. Returns 0, or

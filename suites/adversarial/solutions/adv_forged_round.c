@@ -8,8 +8,9 @@
  * frame into fd 3 (inherited, left open by the sandbox) claiming ten
  * rounds before any were timed: a harness that takes whatever arrives on
  * that pipe as measurements would label the pair from rounds nobody timed.
- * nodus: a round frame before the timing gate opened -> CRASH (guard
- * protocol), the worker is stopped.
+ * nodus: no worker sends rounds (the orchestrator builds them from each
+ * side's batch frames, in the order it drew), so the frame is one of no
+ * known kind -> CRASH (guard protocol), the worker is stopped.
  * ------------------------------------------------------------------------ */
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@ records, shared by the end-to-end run tests (t3000, t3810). Prints one
 
 - detail.phases: every timed (OK) record says where its wall time went
   (bench/phases.py and bench/overhead.py read this): the documented keys,
-  the per-worker items, parts inside their wholes and the whole inside the
+  the per-worker items (oracle, measure, timer), parts inside their wholes and the whole inside the
   record's wall time, and what each worker's start-up cost (a follower's
   record the same, less its oracle's).
 - detail.oracle_group, on every record (any status, any attempt): a
@@ -23,7 +23,8 @@ import json
 import sqlite3
 import sys
 
-TOP = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "trials_s", "quiesce_s",
+TOP = ["build_s", "oracle_start_s", "oracle_s", "measure_start_s", "timer_start_s", "trials_s",
+       "quiesce_s",
        "measure_s", "isolation_after_s", "compare_s", "round_nvml_s", "round_decide_s"]
 WORKER = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_s", "call_s",
           "send_s", "size_s", "copies_s", "rounds_s", "perturb_s", "recheck_s", "intact_s",
@@ -33,19 +34,20 @@ WORKER = ["load_s", "fingerprint_s", "setup_s", "draw_s", "upload_s", "checksum_
 def check_phases(rid, d, wall, own_oracle, bad):
     """A follower's record has the same keys, less its oracle's."""
     ph = d.get("phases", {})
-    workers = ("oracle", "measure") if own_oracle else ("measure",)
+    workers = ("oracle", "measure", "timer") if own_oracle else ("measure", "timer")
     top = TOP if own_oracle else [k for k in TOP if k not in ("oracle_start_s", "oracle_s")]
     missing = [k for k in top if k not in ph] + [f"{w}.{k}" for w in workers
                                                  for k in WORKER if k not in ph.get(w, {})]
     if missing:
         bad.append(f"{rid}: no {', '.join(missing)}")
         return
-    m = ph["measure"]
-    if m["perturb_s"] + m["recheck_s"] + m["intact_s"] > m["rounds_s"] + 1e-6:
-        bad.append(f"{rid}: rounds_s {m['rounds_s']} smaller than its parts")
+    for who in ("measure", "timer"):
+        m = ph[who]
+        if m["perturb_s"] + m["recheck_s"] + m["intact_s"] > m["rounds_s"] + 1e-6:
+            bad.append(f"{rid}: {who}.rounds_s {m['rounds_s']} smaller than its parts")
     # a follower was built while its leader formed the group, outside its own wall time
     spent = sum(ph.get(k, 0) for k in ("build_s", "oracle_start_s", "oracle_s",
-                                       "measure_start_s", "measure_s")
+                                       "measure_start_s", "timer_start_s", "measure_s")
                 if own_oracle or k != "build_s")
     inside = ph["trials_s"] + ph["quiesce_s"] + ph["isolation_after_s"]
     if spent > wall + 1e-3 or inside > ph["measure_s"] + 1e-6:

@@ -3,8 +3,10 @@
  * build_header_unlisted.c: an honest relu whose clamp comes from a header
  * it does not list in sources, so the header is not hashed: after sealing
  * it could change with verify, the plan digest and the compile cache none
- * the wiser. The build refuses to read it (Landlock: build_confined;
- * without: the dependency list, build_undeclared_read). Test:
+ * the wiser. The build refuses to read it (Landlock; without: the
+ * dependency list), but the header sits in the solution's own directory:
+ * an honest mistake, COMPILE_ERROR with guard build_undeclared_read and
+ * the advice to add "build_unlisted.h" to sources. Test:
  * tests/e2e/t2200-build-confined.sh.
  * ------------------------------------------------------------------------ */
 #include "nodus/solution.h"

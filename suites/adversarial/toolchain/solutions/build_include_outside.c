@@ -2,7 +2,8 @@
 /* ------------------------------------------------------------------------
  * build_include_outside.c: includes a file of the suite outside its own
  * sources (the relu task's JSON, through ".."), to have its content quoted
- * into the record. Refused as build_include_passwd is. Test:
+ * into the record. Outside the solution's directory, it can never be
+ * listed: REWARD_HACK, refused as build_include_passwd is. Test:
  * tests/e2e/t2200-build-confined.sh.
  * ------------------------------------------------------------------------ */
 #include "nodus/solution.h"

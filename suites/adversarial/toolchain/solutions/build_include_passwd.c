@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
  * build_include_passwd.c: includes /etc/passwd, so that the compiler's
- * diagnostics quote its lines into the record's COMPILE_ERROR message.
- * Landlock keeps the compiler from reading it (guard build_confined); the
+ * diagnostics quote its lines into the record's message. It ends
+ * REWARD_HACK (no solution may read /etc/passwd). Landlock keeps the compiler from reading it (guard build_confined); the
  * dependency pass names it without Landlock (build_outside_read), before
  * the compiler can quote anything; the log filter drops lines of any file
  * but the solution's. The record must not hold a line of /etc/passwd.
