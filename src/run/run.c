@@ -130,6 +130,9 @@ struct run_ctx {
 	 * ids, comma-separated, whose first attempt is refused at its
 	 * isolation_before check as if the machine were busy */
 	const char *test_not_isolated_once;
+	/* progress of the condition being run: pairs to decide, decided, since when */
+	int cond_pairs, cond_decided;
+	uint64_t cond_started_ns;
 };
 
 /* An output held by the orchestrator: the frame that brought it through
@@ -2680,12 +2683,22 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 		x->sum->records++;
 		if (final && !ok)
 			x->sum->failures++;
-		if (x->o->progress)
-			fprintf(x->o->progress, "  %-56s %-10s %-19s %s%s%.70s%s\n", a->pair->id,
-				x->cond->name,
+		if (final)
+			x->cond_decided++;
+		if (x->o->progress) {
+			/* [k/N] pair condition label (elapsed, ETA): the message in
+			 * full (nodus show DB PAIR prints every attempt) */
+			double el = (double)(nodus_now_ns() - x->cond_started_ns) * 1e-9;
+			int k = x->cond_decided, n = x->cond_pairs;
+			char eta[48] = "";
+			if (k > 0 && k < n)
+				snprintf(eta, sizeof(eta), ", ETA %.0f s", el / k * (n - k));
+			fprintf(x->o->progress, "  [%d/%d] %-56s %-10s %-19s %s%s%s%s (%.0f s%s)\n", k, n,
+				a->pair->id, x->cond->name,
 				ok ? nodus_label_name(a->label) : nodus_status_name(a->status),
 				ok ? "" : a->guard, ok ? "" : ": ", ok ? "" : a->message,
-				final ? "" : " (will retry)");
+				final ? "" : " (will retry)", el, eta);
+		}
 	}
 	return rc;
 }
@@ -2781,6 +2794,9 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		goto out;
 	if (x->o->progress)
 		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, tail);
+	x->cond_pairs = tail;
+	x->cond_decided = 0;
+	x->cond_started_ns = nodus_now_ns();
 	x->queue = queue;
 	x->next_attempt = next_attempt;
 	x->prepared = prepared;
@@ -2833,6 +2849,10 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 				nodus__not_isolated_pause(a.attempt); /* retry.c */
 		}
 	}
+	if (x->o->progress && x->cond_pairs > 0)
+		fprintf(x->o->progress, "condition %s: %d of %d pair(s) decided in %.0f s\n",
+			cond->name, x->cond_decided, x->cond_pairs,
+			(double)(nodus_now_ns() - x->cond_started_ns) * 1e-9);
 out:
 	spare_drop(x); /* it was started in this condition's environment */
 	nodus_stressors_stop(&x->stress);
