@@ -177,7 +177,7 @@ struct attempt {
 	/* results */
 	int status;
 	char guard[64];
-	char message[1024];
+	char message[8192];
 	double max_abs_err, max_rel_err, matched_ratio;
 	nodus_sample *samples;
 	int n_samples, cap_samples;
@@ -1370,7 +1370,7 @@ struct early_queue {
 	 * later, still decides the attempt as it would have in sequence */
 	int failed_status;
 	char failed_guard[64];
-	char failed_message[1024];
+	char failed_message[8192];
 	/* the buffer of the last frame judged, read into again: a fresh one
 	 * for every frame of a large output costs a page fault per page */
 	nodus_buf recycled;
@@ -1996,7 +1996,10 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			a->timer->deadline_ns += waited;
 			if (!ok) {
 				set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_before",
-					   "other load on the machine before the pair was timed");
+					   "other load on the machine before the pair was timed (the "
+					   "limit is judge.isolation_max_busy_cores on cpu, no other "
+					   "process on the GPU on cuda; detail.isolation_before says what "
+					   "was seen; nodus run --resume tries the pair again)");
 				send_cmd(w, 's');
 				got_done = 1;
 				break;
@@ -2224,7 +2227,7 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 	a->cache_hits += r.cache_hit;
 	if (!r.ok) {
 		set_status(a, NODUS_STATUS_INVALID_REFERENCE, r.guard[0] ? r.guard : "compile",
-			   "reference '%s' did not compile: %.600s", a->ref->name, r.log);
+			   "reference '%s' did not compile: %s", a->ref->name, r.log);
 		return 0;
 	}
 	snprintf(ref_so, 1024, "%s", r.so_path);
@@ -2236,12 +2239,12 @@ static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *
 	if (!r.ok && r.hack) {
 		/* it made the tool chain read what no solution may: not a mistake */
 		set_status(a, NODUS_STATUS_REWARD_HACK, r.guard,
-			   "candidate '%s' was refused at build: %.600s", a->cand->name, r.log);
+			   "candidate '%s' was refused at build: %s", a->cand->name, r.log);
 		return 0;
 	}
 	if (!r.ok) {
 		set_status(a, NODUS_STATUS_COMPILE_ERROR, r.guard[0] ? r.guard : "compile",
-			   "candidate '%s' did not compile: %.600s", a->cand->name, r.log);
+			   "candidate '%s' did not compile: %s", a->cand->name, r.log);
 		return 0;
 	}
 	snprintf(cand_so, 1024, "%s", r.so_path);
@@ -2583,7 +2586,10 @@ measure:
 	}
 	if (!ok)
 		set_status(a, NODUS_STATUS_NOT_ISOLATED, "isolation_after",
-			   "other load on the machine while the pair was timed");
+			   "other load on the machine while the pair was timed (the limit is "
+			   "judge.isolation_max_busy_cores on cpu, no other process on the GPU on "
+			   "cuda; detail.isolation_after says what was seen; nodus run --resume "
+			   "tries the pair again)");
 	return 0;
 }
 
