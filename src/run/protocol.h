@@ -15,8 +15,8 @@
  * the calls it concerns have run.
  *
  * Commands during timing (op):
- *   'c'  the correctness gate is open: size (a measure worker after its
- *        trials; a timer at once)
+ *   'c'  the correctness gate is open: run on CPU batch (-1: any), size
+ *        (a measure worker after its trials; a timer at once)
  *   'z'  the batch is chosen (batch): make the timing copies
  *   'w'  one warm-up batch (answered by a BATCH with sample -1)
  *   'b'  timed batch: sample, window, perturbation (START, then BATCH)
@@ -102,7 +102,7 @@ typedef struct nodus_msg_cmd {
 	uint64_t perturbation;      /* 'b': the sample's perturbation: any value, so
 				     * a checked sample's is told from no other's */
 	int64_t sample;             /* 'b': k */
-	int32_t batch;              /* 'z': calls per timed batch */
+	int32_t batch;              /* 'z': calls per timed batch; 'c': the CPU, -1 any */
 	int32_t pad2;
 } nodus_msg_cmd;
 

@@ -28,6 +28,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1711,12 +1712,32 @@ static nodus_msg_cmd drive_cmd(char op)
 
 /* Sizing: each side's time for one call (its second), then one batch for
  * both, so that a sample of the faster lasts min_sample_ns. */
+/* The CPU both timing workers run on: the last one this process may use.
+ * On one core the two sides launch, flush and read their clocks with the
+ * same core's caches and clock, as they did when both ran in one process;
+ * on the H200, with the scheduler free to place them, the sub-10 us A/A
+ * pair's interval doubled (bench/results/h200/ab-41). -1: any. */
+static int timing_cpu(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
 static int drive_size(struct drive *d)
 {
 	struct attempt *a = d->a;
 	int64_t call_ns[2];
+	int cpu = timing_cpu();
+	json_object_set_new(a->timing, "cpu", json_integer(cpu));
 	for (int role = 0; role < 2; role++) {
 		nodus_msg_cmd c = drive_cmd('c');
+		c.batch = cpu; /* 'c': the CPU to run on */
 		send_timing_cmd(d->side[role], &c);
 		int end = drive_await(d, role, NODUS_MSG_SIZED);
 		if (end)
@@ -1748,11 +1769,12 @@ static int drive_size(struct drive *d)
 	json_object_set_new(a->timing, "sized_call_ns",
 			    json_pack("{s:I,s:I}", "reference", (json_int_t)call_ns[0], "candidate",
 				      (json_int_t)call_ns[1]));
-	for (int role = 0; role < 2; role++) {
-		nodus_msg_cmd c = drive_cmd('z');
-		c.batch = batch;
-		send_timing_cmd(d->side[role], &c);
-	}
+	/* the timer makes its copies now, the measure worker once the timer's
+	 * are made (drive_warm_up): two contexts filling memory at once on one
+	 * GPU took 16 times as long (0.2 s for 128 copies of a 4k vector) */
+	nodus_msg_cmd c = drive_cmd('z');
+	c.batch = batch;
+	send_timing_cmd(d->side[NODUS_ROLE_REFERENCE], &c);
 	return DRIVE_OK;
 }
 
@@ -1810,6 +1832,11 @@ static int drive_warm_up(struct drive *d)
 	while (done < j->warmup_calls || (double)(nodus_now_ns() - start) * 1e-6 < j->warmup_ms ||
 	       (!stable && (double)(nodus_now_ns() - start) * 1e-9 < 5.0)) {
 		int end = drive_batch(d, NODUS_ROLE_REFERENCE, -1, &t);
+		if (!end && done == 0) { /* the timer's copies are made: the measure worker's now */
+			nodus_msg_cmd c = drive_cmd('z');
+			c.batch = d->a->timed.batch;
+			send_timing_cmd(d->side[NODUS_ROLE_CANDIDATE], &c);
+		}
 		if (!end)
 			end = drive_batch(d, NODUS_ROLE_CANDIDATE, -1, &t);
 		if (end)

@@ -31,6 +31,7 @@
  *   7. input checksums of the timing copies, final fresh trials, DONE.
  * ------------------------------------------------------------------------ */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1436,6 +1437,14 @@ static int worker_run(struct worker *w, nodus_error *err)
 		nodus_msg_cmd cmd;
 		if (wait_command(&cmd) || cmd.op != 'c')
 			return 0;
+		if (cmd.batch >= 0 && cmd.batch < CPU_SETSIZE) {
+			/* both sides on the CPU the orchestrator named (run.c, timing_cpu);
+			 * best effort: a CPU this process may not use keeps it where it is */
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cmd.batch, &one);
+			(void)sched_setaffinity(0, sizeof(one), &one);
+		}
 		if ((rc = measure_timing(w, mine, role, err)))
 			return rc;
 		if (w->is_measure &&
