@@ -194,6 +194,7 @@ struct attempt {
 	json_t *startup;               /* its workers' start-ups (detail.startup) */
 	json_t *timing;                /* what drive_timing chose (merged into detail.timing) */
 	struct worker_proc *timer;     /* the reference's timing worker while it lives */
+	struct worker_proc *timer_slot; /* where it goes once the gate opens */
 	double compare_s;              /* orchestrator time in output comparisons */
 	double round_nvml_s;           /* between rounds, while the worker waits: NVML snapshots */
 	double round_decide_s;         /* and the sequential looks */
@@ -1983,6 +1984,9 @@ static int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc
 	return end;
 }
 
+static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
+		       nodus_error *err);
+
 /* Reads frames until DONE, FAIL, death or timeout. For the oracle, side is
  * the measure worker, whose frames wait in q meanwhile; for the measure
  * worker, q's frames come first. The measure worker's conversation answers
@@ -2009,6 +2013,21 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 				got_done = 1;
 				break;
 			}
+			/* The timer gets its job only now: its set-up (loading the
+			 * reference, its buffers) beside the candidate's trials put two
+			 * contexts to work on one GPU at once, which slowed the trials
+			 * from 0.05 to 0.38 s on the H200 (bench/results/h200/ab-42).
+			 * It is a spare already started, so it adds no process. */
+			nodus_error terr;
+			uint64_t t_timer = nodus_now_ns();
+			if (timer_start(x, a, a->timer_slot, &terr)) {
+				set_status(a, NODUS_STATUS_CRASH, "harness",
+					   "cannot start the reference's timer: %s", terr.message);
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
+			w->deadline_ns += nodus_now_ns() - t_timer;
 			uint64_t t_quiet = nodus_now_ns();
 			/* nothing of ours starts or ends while the pair is timed */
 			exiting_reap(x);
@@ -2503,8 +2522,7 @@ static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc
 	arena_close(wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(job);
-	if (!rc && (rc = timer_start(x, a, wt, err)))
-		worker_end(x, wm, a, 1, 0, "measure");
+	(void)wt; /* the timer starts at the gate (converse) */
 	return rc;
 }
 
@@ -2514,6 +2532,7 @@ static int attempt_workers(struct run_ctx *x, struct attempt *a, struct worker_p
 {
 	int ok, rc;
 	spares_fill(x, a);
+	a->timer_slot = wt;
 	uint64_t t0;
 	struct worker_proc wo, wm;
 	struct early_queue q;
@@ -2558,8 +2577,6 @@ static int attempt_workers(struct run_ctx *x, struct attempt *a, struct worker_p
 	arena_close(&wm); /* a measure worker closes its own: the oracle's only */
 	phase_since(a, "measure_start_s", t0);
 	json_decref(measure_job);
-	if (!rc && (rc = timer_start(x, a, wt, err)))
-		worker_end(x, &wm, a, 1, 0, "measure");
 	if (rc) {
 		worker_end(x, &wo, a, 1, 0, "oracle");
 		oracle_group_dissolve(a);
@@ -2590,7 +2607,6 @@ static int attempt_workers(struct run_ctx *x, struct attempt *a, struct worker_p
 		set_status(a, q.failed_status, q.failed_guard, "%s", q.failed_message);
 	/* the timing workers waited on us while the oracle worked */
 	wm.deadline_ns += nodus_now_ns() - t_oracle;
-	wt->deadline_ns += nodus_now_ns() - t_oracle;
 measure:
 	converse(x, a, &wm, 1, NULL, &q);
 	early_release(&q);
