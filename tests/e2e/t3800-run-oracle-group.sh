@@ -22,7 +22,13 @@ c["judge"]["oracle_group"] = 1
 json.dump(c, open(p, "w"), indent=1)
 PY
 "$NODUS" plan "$tmp/mini/campaign.json" -o "$tmp/plan1.json" >/dev/null || fail "plan with oracle_group 1"
-"$NODUS" run "$tmp/plan1.json" --db "$tmp/alone.db" -q --condition isolated || fail "ungrouped run exited $?"
+"$NODUS" run "$tmp/plan1.json" --db "$tmp/alone.db" --condition isolated >"$tmp/progress.txt" ||
+	fail "ungrouped run exited $?"
+# progress: a line per record, [k/N] ... (elapsed[, ETA]), and a closing line per condition
+grep -Eq '^  \[1/[0-9]+\] .* \([0-9]+ s, ETA [0-9]+ s\)$' "$tmp/progress.txt" ||
+	fail "no [1/N] progress line with an ETA: $(head -3 "$tmp/progress.txt")"
+grep -Eq '^condition isolated: [0-9]+ of [0-9]+ pair\(s\) decided in [0-9]+ s$' "$tmp/progress.txt" ||
+	fail "no closing line for the condition: $(tail -3 "$tmp/progress.txt")"
 python3 - "$tmp/grouped.db" "$tmp/alone.db" <<'PY' || fails=$((fails + 1))
 import json, sqlite3, sys
 def records(path):
