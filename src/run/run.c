@@ -1987,6 +1987,44 @@ static int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc
 static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
 		       nodus_error *err);
 
+/* Reads the timer's frames up to its READY (its WARM on the way). 0, or 1
+ * when it failed or died first: the reference's fault, recorded. */
+static int timer_ready(struct run_ctx *x, struct attempt *a)
+{
+	struct worker_proc *w = a->timer;
+	nodus_buf payload = NODUS_BUF_INIT;
+	int rc = 1;
+	for (;;) {
+		uint32_t type = 0;
+		int r = nodus_ipc_read(w->child.result_fd, &type, &payload, w->deadline_ns);
+		if (r) {
+			worker_end(x, w, a, r == NODUS_ETIMEOUT, 0, "timer");
+			break;
+		}
+		if (type == NODUS_MSG_WARM) {
+			if (!w->startup[0])
+				keep_startup(w, &payload);
+			continue;
+		}
+		if (type == NODUS_MSG_READY) {
+			on_ready(x, a, &payload);
+			rc = 0;
+			break;
+		}
+		if (type == NODUS_MSG_FAIL) {
+			apply_fail_frame(a, &payload, 1);
+			worker_end(x, w, a, 0, 1, "timer");
+		} else {
+			set_status(a, NODUS_STATUS_CRASH, "protocol",
+				   "timer worker sent frame %u before READY", type);
+			worker_end(x, w, a, 1, 0, "timer");
+		}
+		break;
+	}
+	nodus_buf_release(&payload);
+	return rc;
+}
+
 /* Reads frames until DONE, FAIL, death or timeout. For the oracle, side is
  * the measure worker, whose frames wait in q meanwhile; for the measure
  * worker, q's frames come first. The measure worker's conversation answers
@@ -2023,6 +2061,14 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			if (timer_start(x, a, a->timer_slot, &terr)) {
 				set_status(a, NODUS_STATUS_CRASH, "harness",
 					   "cannot start the reference's timer: %s", terr.message);
+				send_cmd(w, 's');
+				got_done = 1;
+				break;
+			}
+			/* its READY comes once its solution is loaded (a torch module's
+			 * import is a second of CPU): the isolation check below must
+			 * not see our own timer at work */
+			if (timer_ready(x, a)) {
 				send_cmd(w, 's');
 				got_done = 1;
 				break;
