@@ -103,6 +103,11 @@ fi
 if [ "$a" = "$b" ]; then
 	if too_busy "$busy"; then
 		skip_busy "$busy" "the margins change a label (they changed none)"
+	elif ! printf '%s\n' $a | grep -qx TIED; then
+		# the premise failed, not the margins: the A/A pairs are timed by
+		# two workers now, and their noise can exceed the short margin
+		echo "skipped: no pair TIED even under the short margin ($a): the margins were not put to the test"
+		skips=$((skips + 1))
 	else
 		fail "the margins changed no label: $a"
 	fi
