@@ -44,4 +44,22 @@ if ! /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
 			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-torch; }
 	fi
 fi
+# torch's C++ headers and pybind11 for load_inline (torch.utils.cpp_extension), and ninja,
+# which drives its compiles: small (about 2.4 MB of packages); without them the load_inline
+# tests are skipped, saying so (docs/dependencies.md)
+ext_debs=(libtorch-dev pybind11-dev ninja-build)
+ext_missing=()
+for p in "${ext_debs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || ext_missing+=("$p")
+done
+if [ ${#ext_missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: missing ${ext_missing[*]}: the load_inline tests will be skipped" >&2
+	else
+		echo "deps.sh: installing ${ext_missing[*]} for the load_inline tests"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -qq --no-install-recommends "${ext_missing[@]}" ||
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${ext_missing[@]}"; }
+	fi
+fi
 echo "deps.sh: ok"
