@@ -29,6 +29,9 @@
  *   NODUS_PY_PATH       its sys.path, entries separated by ':'
  *   NODUS_PY_INIT       a module's constructor arguments, a JSON array of
  *                       numbers and booleans (python.init; "[]")
+ *   NODUS_PY_CUDA       1 on the cuda backend (optional, default 0): the
+ *                       tensors are cuda tensors of the harness's device
+ *                       and every call runs on the harness's stream
  *
  * Life cycle, as the worker drives it (worker.c, load_solution):
  *   1. dlopen: nothing runs (no constructor);
@@ -51,6 +54,21 @@
  *      docs/formats.md, "Python solutions"). Any Python exception is a
  *      nonzero return (RUNTIME_ERROR); ENTRY_error returns its text.
  *
+ * On cuda (NODUS_PY_CUDA) ENTRY_load also asks the driver which device the
+ * worker's context is on, sets torch's device to it and warms torch's
+ * runtime there (a small matmul: cuBLAS is loaded now, not after
+ * lockdown); ENTRY wraps the buffers as kDLCUDA tensors of that device and
+ * runs the call inside torch.cuda.stream(ExternalStream(call->stream)),
+ * the one stream the harness's events bracket, as a cuda C solution must
+ * enqueue its work on call->stream. Work the module puts on another
+ * stream is outside the events: the stream/host-gap check's business.
+ *
+ * torch.utils.cpp_extension.load_inline and load are replaced before the
+ * module runs by a shim that imports a prebuilt extension from
+ * NODUS_PY_EXT_DIR/KEY/NAME.so (KEY: a hash of the call's arguments) and
+ * never starts a compiler; without it the call is a LOAD_ERROR saying so.
+ * The build does not yet prebuild extensions (docs/formats.md).
+ *
  * The interpreter holds the GIL on the worker's only thread for the whole
  * life of the process; nothing here is thread-safe, nothing needs to be.
  * No Python header is used: the few functions of the stable ABI this file
@@ -70,6 +88,13 @@
 	!defined(NODUS_PY_MODULE) || !defined(NODUS_PY_LIBPYTHON) || !defined(NODUS_PY_HOME) || \
 	!defined(NODUS_PY_PATH) || !defined(NODUS_PY_INIT)
 #error "torch_adapter.c is built by nodus for a Python solution (src/run/build.c)"
+#endif
+
+#ifndef NODUS_PY_CUDA
+#define NODUS_PY_CUDA 0
+#endif
+#ifndef NODUS_PY_EXT_DIR
+#define NODUS_PY_EXT_DIR "" /* where prebuilt load_inline extensions are: none */
 #endif
 
 #define NODUS__STR2(x) #x
@@ -137,6 +162,7 @@ struct py_api {
 	py_object *(*PyUnicode_FromString)(const char *);
 	const char *(*PyUnicode_AsUTF8AndSize)(py_object *, py_ssize *);
 	py_object *(*PyLong_FromLong)(long);
+	py_object *(*PyLong_FromVoidPtr)(void *);
 	py_object *(*PyErr_Occurred)(void);
 	void (*PyErr_Fetch)(py_object **, py_object **, py_object **);
 	void (*PyErr_NormalizeException)(py_object **, py_object **, py_object **);
@@ -154,7 +180,8 @@ struct py_api {
 static struct {
 	int loaded;               /* ENTRY_load succeeded */
 	struct py_api py;         /* resolved from libpython */
-	py_object *call;          /* the bootstrap's call(inputs, outputs), owned */
+	py_object *call;          /* the bootstrap's call(inputs, outputs, stream), owned */
+	int device;               /* cuda: the harness's device ordinal; -1 on cpu */
 	char last_error[1024];    /* the last failed call's exception (ENTRY_error) */
 } A;
 
@@ -212,18 +239,69 @@ static const char bootstrap[] =
 	"            v = torch.randn(t.shape, generator=g, dtype=torch.float64) / "
 	"max(1, t[0].numel()) ** 0.5\n"
 	"        t.copy_(v.to(t.dtype))\n"
-	"def nodus_load(path_list, name, path, source, entry, style, init):\n"
+	"def nodus_load(path_list, name, path, source, entry, style, init, device, ext_dir):\n"
 	"    try:\n"
-	"        call = load(path_list, name, path, source, entry, style, init)\n"
+	"        call = load(path_list, name, path, source, entry, style, init, device, ext_dir)\n"
 	"    except BaseException as e:\n"
 	"        raise NodusError(describe(e, path)) from None\n"
-	"    def checked(ins, outs):\n"
+	"    def checked(ins, outs, stream):\n"
 	"        try:\n"
-	"            call(ins, outs)\n"
+	"            call(ins, outs, stream)\n"
 	"        except BaseException as e:\n"
 	"            raise NodusError(describe(e, path)) from None\n"
 	"    return checked\n"
-	"def load(path_list, name, path, source, entry, style, init):\n"
+		/* torch.utils.cpp_extension's load_inline and load, replaced: the
+	 * worker may not start a compiler. The extension is imported from
+	 * ext_dir/KEY/NAME.so, KEY a hash of the call's arguments (the build
+	 * would put it there: not built yet, see docs/formats.md); a call
+	 * whose extension is not there is a load error that says so. */
+	"def ext_key(name, kw):\n"
+	"    import hashlib\n"
+	"    def norm(v):\n"
+	"        if v is None: return []\n"
+	"        return [v] if isinstance(v, str) else list(v)\n"
+	"    parts = [name] + [k + '=' + repr(norm(kw.get(k))) for k in ('cpp_sources', "
+	"'cuda_sources', 'sources', 'functions', 'extra_cflags', 'extra_cuda_cflags', "
+	"'extra_ldflags', 'extra_include_paths')] + ['with_cuda=' + repr(kw.get('with_cuda'))]\n"
+	"    return hashlib.sha256('\\0'.join(parts).encode()).hexdigest()[:32]\n"
+	"def shim_extensions(torch, ext_dir):\n"
+	"    import importlib.machinery, importlib.util, os\n"
+	/* not the real module: importing it looks for nvcc with `which`, a
+	 * process (killed by the load filter) */
+	"    ce = types.ModuleType('torch.utils.cpp_extension')\n"
+	"    def prebuilt(name, kw, how):\n"
+	"        key = ext_key(name, kw)\n"
+	"        so = f'{ext_dir}/{key}/{name}.so' if ext_dir else ''\n"
+	"        if not so or not os.path.exists(so):\n"
+	"            raise RuntimeError(f'{how}(name={name!r}): no prebuilt extension for this "
+	"call (key {key}): a worker may not run a compiler, and nodus does not build "
+	"load_inline extensions ahead yet (docs/formats.md, \"Python solutions\")')\n"
+	"        loader = importlib.machinery.ExtensionFileLoader(name, so)\n"
+	"        spec = importlib.util.spec_from_file_location(name, so, loader=loader)\n"
+	"        m = importlib.util.module_from_spec(spec)\n"
+	"        loader.exec_module(m)\n"
+	"        return m\n"
+	"    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, **kw):\n"
+	"        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)\n"
+	"        return prebuilt(name, kw, 'load_inline')\n"
+	"    def load(name, sources, **kw):\n"
+	"        kw.update(sources=sources)\n"
+	"        return prebuilt(name, kw, 'load')\n"
+	"    ce.load_inline = load_inline\n"
+	"    ce.load = load\n"
+	"    sys.modules['torch.utils.cpp_extension'] = ce\n"
+	"    torch.utils.cpp_extension = ce\n"
+	/* cuda: a call runs on the harness's stream (ExternalStream, made
+	 * once per stream), so the harness's events bracket its work */
+	"def on_stream(torch, streams, s, f, *args):\n"
+	"    if not s:\n"
+	"        return f(*args)\n"
+	"    x = streams.get(s)\n"
+	"    if x is None:\n"
+	"        x = streams[s] = torch.cuda.ExternalStream(s)\n"
+	"    with torch.cuda.stream(x):\n"
+	"        return f(*args)\n"
+	"def load(path_list, name, path, source, entry, style, init, device, ext_dir):\n"
 	"    sys.path[:] = [p for p in path_list.split(':') if p]\n"
 	"    import torch\n"
 	"    import torch.utils.dlpack\n"
@@ -243,6 +321,16 @@ static const char bootstrap[] =
 	 * dispatcher's kernels of common ops) happen here, before lockdown */
 	"    w = torch.arange(64, dtype=torch.float32)\n"
 	"    (w * 2 + 1).sum(); torch.empty_like(w).copy_(w); w.view(8, 8).sum(dim=1)\n"
+	/* cuda: torch's runtime, its context on the harness's device and the
+	 * libraries it loads at a first use (cuBLAS at a first matmul), all
+	 * before lockdown */
+	"    if device >= 0:\n"
+	"        torch.cuda.set_device(device)\n"
+	"        w = torch.arange(64, dtype=torch.float32, device='cuda').view(8, 8)\n"
+	"        (w @ w).sum(); (w * 2 + 1).sum(dim=1); torch.empty_like(w).copy_(w)\n"
+	"        torch.cuda.synchronize()\n"
+	"    streams = {}\n"
+	"    shim_extensions(torch, ext_dir)\n"
 	"    mod = types.ModuleType(name)\n"
 	"    mod.__file__ = path\n"
 	"    sys.modules[name] = mod\n"
@@ -258,10 +346,10 @@ static const char bootstrap[] =
 	"        import json\n"
 	"        model = obj(*json.loads(init))\n"
 	"        redraw(model)\n"
-	"        def call(ins, outs):\n"
+	"        def call(ins, outs, stream):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"
 	"            os_ = [from_dlpack(c) for c in outs]\n"
-	"            r = model(*xs)\n"
+	"            r = on_stream(torch, streams, stream, model, *xs)\n"
 	"            if isinstance(r, torch.Tensor):\n"
 	"                r = (r,)\n"
 	"            if not isinstance(r, (tuple, list)) or len(r) != len(os_):\n"
@@ -273,12 +361,13 @@ static const char bootstrap[] =
 	"                    raise TypeError(f'{entry}.forward: output {k}: expected a "
 	"{o.dtype} tensor of shape {tuple(o.shape)}, got ' + (f'{v.dtype} '"
 	"f'{tuple(v.shape)}' if isinstance(v, torch.Tensor) else type(v).__name__))\n"
-	"                o.copy_(v)\n"
+	"                on_stream(torch, streams, stream, o.copy_, v)\n"
 	"        return call\n"
 	"    if not callable(obj) or isinstance(obj, type):\n"
 	"        raise TypeError(f'{path}: {entry!r} is not a function (style destination)')\n"
-	"    def call(ins, outs):\n"
-	"        obj(*[from_dlpack(c) for c in ins], *[from_dlpack(c) for c in outs])\n"
+	"    def call(ins, outs, stream):\n"
+	"        args = [from_dlpack(c) for c in ins] + [from_dlpack(c) for c in outs]\n"
+	"        on_stream(torch, streams, stream, obj, *args)\n"
 	"    return call\n";
 
 /* ---- errors ---- */
@@ -351,6 +440,7 @@ static int resolve_api(void *lib, char *msg, size_t size)
 	NODUS__PY_SYM(PyUnicode_FromString);
 	NODUS__PY_SYM(PyUnicode_AsUTF8AndSize);
 	NODUS__PY_SYM(PyLong_FromLong);
+	NODUS__PY_SYM(PyLong_FromVoidPtr);
 	NODUS__PY_SYM(PyErr_Occurred);
 	NODUS__PY_SYM(PyErr_Fetch);
 	NODUS__PY_SYM(PyErr_NormalizeException);
@@ -455,8 +545,9 @@ static int load_module(char *msg, size_t size)
 			      p->PyUnicode_FromString(NODUS_PY_SOURCE),
 			      p->PyUnicode_FromString(nodus_py_source_begin),
 			      p->PyUnicode_FromString(ENTRY_NAME), p->PyLong_FromLong(NODUS_PY_STYLE),
-			      p->PyUnicode_FromString(NODUS_PY_INIT)};
-	if (!load || !(args = tuple_of(largs, 7)) || !(A.call = p->PyObject_CallObject(load, args)))
+			      p->PyUnicode_FromString(NODUS_PY_INIT), p->PyLong_FromLong(A.device),
+			      p->PyUnicode_FromString(NODUS_PY_EXT_DIR)};
+	if (!load || !(args = tuple_of(largs, 9)) || !(A.call = p->PyObject_CallObject(load, args)))
 		goto out;
 	rc = 0;
 out:
@@ -473,6 +564,28 @@ out:
 	return rc;
 }
 
+/* cuda: the device of the context the worker made current (the backend
+ * opened it before loading), asked of the driver already in the process;
+ * -1 on cpu. 0, or -1 with msg. */
+static int cuda_device(char *msg, size_t size)
+{
+	A.device = -1;
+	if (!NODUS_PY_CUDA)
+		return 0;
+	void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	int (*ctx_get_device)(int *) = NULL;
+	if (cu)
+		*(void **)&ctx_get_device = dlsym(cu, "cuCtxGetDevice");
+	int dev = -1;
+	if (!ctx_get_device || ctx_get_device(&dev) != 0 || dev < 0) {
+		snprintf(msg, size, "cuda: no current CUDA context in the worker (libcuda.so.1 %s)",
+			 cu ? "loaded" : "not loaded");
+		return -1;
+	}
+	A.device = dev;
+	return 0;
+}
+
 /* Loads the interpreter and the module (see the life cycle above):
  * 0, or -1 with msg (msg_bytes at most, NUL-terminated) saying why. */
 int NODUS__CAT(NODUS_PY_ENTRY, _load)(char *msg, int64_t msg_bytes)
@@ -485,7 +598,7 @@ int NODUS__CAT(NODUS_PY_ENTRY, _load)(char *msg, int64_t msg_bytes)
 	}
 	if (A.loaded)
 		return 0;
-	if (start_interpreter(msg, size) || load_module(msg, size))
+	if (cuda_device(msg, size) || start_interpreter(msg, size) || load_module(msg, size))
 		return -1;
 	A.loaded = 1;
 	return 0;
@@ -525,6 +638,7 @@ static py_object *capsule_of(const nodus_tensor *t, int cuda)
 		return NULL;
 	m->t.data = t->data;
 	m->t.device.device_type = cuda ? 2 : 1;
+	m->t.device.device_id = cuda ? A.device : 0;
 	m->t.ndim = t->ndim;
 	m->t.dtype = dtypes[t->dtype];
 	m->t.shape = m->shape;
@@ -563,10 +677,11 @@ int NODUS_PY_ENTRY(const nodus_call *call)
 {
 	if (!A.loaded || !A.call)
 		return 2;
-	int cuda = call->stream != NULL;
+	int cuda = NODUS_PY_CUDA && call->stream != NULL;
 	py_object *items[] = {capsules(call->inputs, call->n_inputs, cuda),
-			      capsules(call->outputs, call->n_outputs, cuda)};
-	py_object *args = tuple_of(items, 2);
+			      capsules(call->outputs, call->n_outputs, cuda),
+			      A.py.PyLong_FromVoidPtr(cuda ? call->stream : NULL)};
+	py_object *args = tuple_of(items, 3);
 	py_object *r = args ? A.py.PyObject_CallObject(A.call, args) : NULL;
 	if (args)
 		A.py.Py_DecRef(args);

@@ -262,7 +262,7 @@ struct build {
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
 	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
-	char py_defs[9][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
+	char py_defs[10][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
 };
 
 static void jail_rule(struct build *b, const char *opt, const char *path)
@@ -374,6 +374,8 @@ static void python_defs(struct build *b)
 	snprintf(b->py_defs[6], sizeof(b->py_defs[6]), "-DNODUS_PY_PATH=\"%s\"", b->py->path);
 	snprintf(b->py_defs[7], sizeof(b->py_defs[7]), "-O2");
 	snprintf(b->py_defs[8], sizeof(b->py_defs[8]), "-DNODUS_PY_INIT=\"%s\"", s->py_init);
+	snprintf(b->py_defs[9], sizeof(b->py_defs[9]), "-DNODUS_PY_CUDA=%d",
+		 s->backend == NODUS_BACKEND_CUDA);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)
@@ -606,11 +608,13 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building '%s'", s->name);
 	b->s = s;
 	b->o = o;
-	b->cuda = s->backend == NODUS_BACKEND_CUDA;
+	/* a python solution's adapter is C, compiled by cc on either backend
+	 * (it needs no CUDA header: the stream is an opaque pointer) */
+	b->cuda = s->backend == NODUS_BACKEND_CUDA && !py;
 	b->py = py;
 	b->log_fd = -1;
 	nodus_buf_init(&b->sealed);
-	rc = resolve_paths(&b->p, s, o, b->cuda ? "nvcc" : "cc", err);
+	rc = resolve_paths(&b->p, s, o, s->backend == NODUS_BACKEND_CUDA ? "nvcc" : "cc", err);
 	if (rc == NODUS_EINVAL) {
 		/* a source turned into a link out of the suite since it was checked */
 		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);

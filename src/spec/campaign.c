@@ -182,9 +182,6 @@ static void check_solution(nodus__vctx *v, const nodus_campaign *c, const nodus_
 			     "\"%s\"",
 			     backend_names[c->target.backend - 1], backend_names[s->backend - 1],
 			     s->name);
-	if (s->language == NODUS_LANG_PYTHON && s->backend == NODUS_BACKEND_CUDA)
-		nodus__v_err(v, 0, "expected a python solution for the cpu backend (python on cuda "
-				   "is not supported yet), got cuda solution \"%s\"", s->name);
 	if (s->language == NODUS_LANG_PYTHON && !c->target.python[0])
 		nodus__v_err(v, 0, "expected the target to name its interpreter "
 				   "($.target.python) for python solution \"%s\", got none", s->name);
