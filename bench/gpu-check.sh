@@ -44,6 +44,9 @@
 #                                           phases.py per side; then the after
 #                                           build's GPU backend test and CUDA
 #                                           adversarial suite
+#     bash bench/gpu-check.sh torch         python (torch) solutions on cuda:
+#                                           tests/gpu/test-gpu-torch.sh build-gpu
+#                                           (suites/torch-cuda, python3 on PATH)
 # Logs, databases and reports go to $OUT (8 files at most come back); a short
 # table is printed last. The script never changes clocks, power, compute mode
 # or MIG and never resets the GPU; an MPS daemon is started only by nodus
@@ -359,8 +362,13 @@ json.dump(c, open(sys.argv[2], "w"), indent=1)' "$work/suites/cuda/campaign.json
 		row "labels t0 vs $db" "$(tail -1 "$OUT/retest.txt" | sed 's/.*-> //')"
 	done
 	(cd "$work" && tar -czf "$OUT/databases.tar.gz" "${dbs[@]}")
+elif [ "$mode" = torch ]; then
+	bash tests/gpu/test-gpu-torch.sh "$PWD/build-gpu" >"$OUT/torch.txt" 2>&1
+	rc=$?
+	cat "$OUT/torch.txt"
+	row "test-gpu-torch" "$([ $rc = 0 ] && echo PASS || { [ $rc = 77 ] && echo SKIPPED || echo FAILED; })"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch" >&2
 	exit 2
 fi
 
