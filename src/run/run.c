@@ -24,205 +24,30 @@
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <libgen.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "contention/contention.h"
-#include "exec/exec.h"
-#include "judge/judge.h"
-#include "backend/nvml.h"
-#include "measure/stats.h"
-#include "measure/stats_looks.h"
-#include "plan/plan.h"
-#include "run/build.h"
-#include "run/protocol.h"
-#include "run/python.h"
 #include "run/retry.h"
-#include "run/run.h"
-#include "run/timed_checks.h"
-#include "store/store.h"
+#include "run/run-internal.h"
 
-#define ISOLATION_WINDOW_MS 150
-#define MAX_INSTANCES 64
-#define HOST_GAP_SHARE 0.25
+static void exiting_reap(struct run_ctx *x);
 
-struct worker_proc {
-	nodus_child child;
-	int running;
-	int warm;                      /* a spare that has said WARM */
-	uint64_t deadline_ns;          /* watchdog, from the job's hand-over */
-	uint64_t started_ns;           /* when the job was handed over */
-	char startup[192];             /* its WARM frame: what its start-up cost */
-	int64_t base_rss;              /* its resident bytes before its job (WARM), 0 unknown */
-	int has_arena;                 /* arena_fd is its output arena (protocol.h) */
-	int arena_fd;
-};
+static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
+		       nodus_error *err);
 
-#define MAX_EXITING 8
-/* A pair takes three workers (oracle, measure, timer), or two when an
- * earlier pair's oracle computed its reference outputs. Nothing of ours may start
- * while a pair is timed, so every worker's start-up (a CUDA context: 0.2-0.3
- * s on an H200, and the driver creates contexts one at a time, about
- * 0.125 s each when several start together: bench/ctx-parallel.cu) must end
- * before the next timing gate. Spares are therefore started at the start of
- * an attempt, as many as its untimed work (drawing, moving and comparing
- * its data) will hide by a cautious estimate, up to NODUS_SPARES; a pair of
- * small tensors starts none beyond the workers it takes itself, and lives on
- * the spares a larger pair left. Each idle spare holds a context (device
- * memory: about 0.5 GB on an H200). */
-#define NODUS_SPARES 8
-#define HIDDEN_S_PER_GB 1.0      /* untimed work per GB moved (measured: 1.4-1.7 s) */
-#define SPARE_FIRST_S 0.3        /* one context on its own */
-#define SPARE_NEXT_S 0.15        /* each further one started with it */
-#define NVML_LAG_NS 1500000000ull /* NVML may list a context this long after it went */
-
-struct run_ctx {
-	const nodus_run_opts *o;
-	/* Workers started ahead of their jobs (CUDA context: 0.3 s on an
-	 * H200), oldest first; see spares_fill and spares_wait_warm. */
-	struct worker_proc spare[NODUS_SPARES];
-	int n_spares;
-	nodus_child exiting[MAX_EXITING]; /* workers that sent DONE and are still ending */
-	int n_exiting;
-	uint64_t reaped_ns;            /* when exiting_reap last reaped workers */
-	int reaped_n;                  /* how many it reaped then */
-	nodus_plan *plan;
-	nodus_campaign *c;
-	nodus_store *store;
-	nodus_build_opts bopts;
-	char include_dir[1024];
-	char cache_dir[1024];
-	const nodus_condition *cond;   /* condition being run */
-	nodus_stressors stress;        /* its stressors, if any */
-	nodus_mps mps;                 /* its MPS daemon (mps condition) */
-	const char *const *worker_env; /* environment of workers, NULL = inherit */
-	nodus_nvml *nvml;              /* cuda targets: NVML, NULL when unavailable */
-	char nvml_why[256];            /* why NVML is unavailable */
-	nodus_run_summary *sum;
-	/* The condition's queue, for oracle groups (oracle_group_form):
-	 * pairs queue[queue_head..queue_tail) are still to run, each at
-	 * attempt next_attempt[pair]; prepared[pair], when set, is that
-	 * attempt with its reference outputs already computed. */
-	const int *queue;
-	int queue_head, queue_tail;
-	const int *next_attempt;
-	struct attempt **prepared;
-	int group_off;                 /* the next attempt gets an oracle of its own */
-	unsigned char *no_group;       /* per solution: a reference whose group's oracle failed */
-	/* NODUS_EXPERIMENT_SPARES_DURING_TIMING=1: spares start as a pair's
-	 * timing starts (the schedule issue 4 proposed), for bench/ to compare
-	 * against the quiet schedule; every record says which one it had */
-	int spares_during_timing;
-	/* NODUS_TEST_NOT_ISOLATED_ONCE (tests only, docs/protocol.md): pair
-	 * ids, comma-separated, whose first attempt is refused at its
-	 * isolation_before check as if the machine were busy */
-	const char *test_not_isolated_once;
-	/* progress of the condition being run: pairs to decide, decided, since when */
-	int cond_pairs, cond_decided;
-	uint64_t cond_started_ns;
-};
-
-/* An output held by the orchestrator: the frame that brought it through
- * the pipe, or a mapping of the worker's output arena where it was
- * written (which outlives the worker and its arena's fd). */
-struct output_view {
-	const char *bytes;
-	size_t nbytes;
-	void *map;                     /* the mapping, NULL for a pipe frame */
-	size_t map_len;
-};
-
-struct kept_output {
-	int present;
-	nodus_buf frame;               /* a pipe frame, header in front */
-	struct output_view view;
-};
-
-/* Everything one attempt produces. */
-struct attempt {
-	const nodus_pair_spec *pair;
-	const nodus_task *task;
-	const nodus_workload *wl;
-	const nodus_solution *cand, *ref;
-	const nodus_judge *judge;
-	int attempt;
-	uint64_t stream;               /* seed stream of this pair-condition-attempt */
-	nodus_instance inst[MAX_INSTANCES];
-	int n_inst;
-	int trial_ids[16], n_trials;
-	int det_id;                    /* instance repeated for determinism, -1 none */
-	int final_id;
-	nodus_timed_plan timed;        /* checked timed calls, windows, clock (timed_checks.h) */
-	int timing_copies;             /* each timing worker's copies */
-	int timed_plan_ok;             /* timed was drawn (getrandom worked) */
-	uint64_t copy_seed, perturb_seed, order_seed;
-	struct kept_output oracle[MAX_INSTANCES][NODUS_MAX_OUTPUTS];  /* reference outputs */
-	nodus_buf cand_first[NODUS_MAX_OUTPUTS];            /* det instance, pass 0 */
-	nodus_follow follow[NODUS_MAX_OUTPUTS];  /* an earlier instance's outputs, sampled */
-	uint64_t input_sum[MAX_INSTANCES][NODUS_MAX_INPUTS]; /* inputs as the oracle drew them */
-	int has_input_sum[MAX_INSTANCES];
-	/* results */
-	int status;
-	char guard[64];
-	char message[8192];
-	double max_abs_err, max_rel_err, matched_ratio;
-	nodus_sample *samples;
-	int n_samples, cap_samples;
-	int rounds, looks;
-	int short_call;                /* -1 until the first look, then 1 if the reference call is short */
-	int first_look;                /* -1 until min_rounds rounds, then the round of the first look */
-	int isolation_after_checked;   /* 1 once checked, right after the last timed round */
-	int isolation_after_ok;
-	nodus_interval ci;
-	int label;
-	double device_s, compile_s, validation_s;
-	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
-	json_t *startup;               /* its workers' start-ups (detail.startup) */
-	json_t *timing;                /* what drive_timing chose (merged into detail.timing) */
-	struct worker_proc *timer;     /* the reference's timing worker while it lives */
-	struct worker_proc *timer_slot; /* where it goes once the gate opens */
-	double compare_s;              /* orchestrator time in output comparisons */
-	double round_nvml_s;           /* between rounds, while the worker waits: NVML snapshots */
-	double round_decide_s;         /* and the sequential looks */
-	uint64_t validation_from_ns;   /* the oracle's job hand-over */
-	int trial_frames;              /* candidate trial frames judged so far */
-	int early_judged;              /* of which while the oracle still worked */
-	int oracle_progress;           /* highest instance the oracle has sent a frame for */
-	int oracle_ready;              /* the oracle's READY frame has been handled */
-	int cache_hits;
-	char target_hash[NODUS_SHA256_HEX];
-	json_t *detail;
-	char ref_so[1024], cand_so[1024]; /* the built solutions */
-	/* Oracle groups (oracle_group_form): a leader's oracle job holds its
-	 * own n_own instances, then each follower's, from follower_first[k]. */
-	struct attempt *follower[16];
-	int follower_first[16];
-	int n_followers;
-	int followers_reached;         /* followers whose instances the oracle has reached */
-	int n_own;
-	int oracle_prepared;           /* a follower: its reference outputs are here */
-	int regroup;                   /* the group's oracle failed: run again alone */
-};
-
-/* ---- small helpers ---- */
-
-static void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
+void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
 {
 	if (a->status != NODUS_STATUS_OK)
 		return; /* the first failure decides */
@@ -265,12 +90,6 @@ static unsigned variant_of_trial(const nodus_task *t, const nodus_workload *w, i
 			t->inputs[i].variants, w->has_init[i] ? &w->init_override[i] : &t->inputs[i].init);
 	unsigned v = order[trial % 4];
 	return (v & allowed) ? v : 0;
-}
-
-/* The most rounds any attempt may take: the worker's own limit. */
-static int max_rounds_any(const nodus_judge *j)
-{
-	return j->max_rounds > j->max_rounds_short ? j->max_rounds : j->max_rounds_short;
 }
 
 /* Step 3: every seed and instance of the attempt. */
@@ -327,8 +146,6 @@ static int cuda_sandbox_off(void)
 {
 	return nodus_sandbox_cuda_off();
 }
-
-enum job_role { JOB_ORACLE, JOB_MEASURE, JOB_TIMER };
 
 /* A worker's job. Each worker loads one solution: the oracle and the
  * timer the reference, the measure worker the candidate. */
@@ -396,9 +213,6 @@ static json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role
 			  seed_str(a->copy_seed, b3), "copies", a->timing_copies));
 	return job;
 }
-
-/* ---- worker processes ---- */
-
 
 /* The output arena for a new worker (protocol.h), or -1: then every
  * output comes through the pipe, which always works. */
@@ -486,8 +300,6 @@ static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *e
 	w->arena_fd = arena;
 	return 0;
 }
-
-static void exiting_reap(struct run_ctx *x);
 
 /* Kills the workers started ahead, if any (the condition changed, or the
  * run ends), after reaping those that are ending. */
@@ -744,8 +556,6 @@ static void apply_fail_frame(struct attempt *a, const nodus_buf *payload, int re
 	json_decref(o);
 }
 
-/* ---- correctness ---- */
-
 static const nodus_tolerance *tolerance_of(const struct attempt *a)
 {
 	return a->wl->has_tolerance ? &a->wl->tolerance : &a->task->tolerance;
@@ -998,180 +808,6 @@ static void on_checksum(struct attempt *a, const nodus_buf *payload, int from_or
 	}
 }
 
-/* ---- timing decisions ---- */
-
-static int push_sample(struct attempt *a, const nodus_sample *smp)
-{
-	if (a->n_samples + 1 > a->cap_samples) {
-		int cap = a->cap_samples ? a->cap_samples * 2 : 256;
-		nodus_sample *p = realloc(a->samples, (size_t)cap * sizeof(*p));
-		if (!p)
-			return -1;
-		a->samples = p;
-		a->cap_samples = cap;
-	}
-	a->samples[a->n_samples++] = *smp;
-	return 0;
-}
-
-/* The statistic of one round: the median of its paired log-ratios
- * log(ref/cand). A round is the independent unit; its samples share
- * state (caches, clocks, co-tenants), and the median keeps one disturbed
- * sample from moving the round. The round medians are bootstrapped. */
-static int estimate(struct run_ctx *x, struct attempt *a, double conf, nodus_interval *ci)
-{
-	int rounds = a->rounds, spr = x->c->judge.samples_per_round;
-	double *pairs = calloc((size_t)spr + 1, sizeof(double));
-	double *medians = calloc((size_t)rounds + 1, sizeof(double));
-	const double **per = calloc((size_t)rounds + 1, sizeof(*per));
-	int *n = calloc((size_t)rounds + 1, sizeof(int));
-	int rc = -1, used = 0;
-	if (!pairs || !medians || !per || !n)
-		goto out;
-	for (int r = 0; r < rounds; r++) {
-		int m = 0;
-		for (int i = 0; i < a->n_samples && m < spr; i++) {
-			const nodus_sample *c = &a->samples[i];
-			if (c->role != NODUS_ROLE_CANDIDATE || c->round != r || c->ns <= 0)
-				continue;
-			for (int k = 0; k < a->n_samples; k++) {
-				const nodus_sample *t = &a->samples[k];
-				if (t->role == NODUS_ROLE_REFERENCE && t->round == r &&
-				    t->seq / 2 == c->seq / 2 && t->ns > 0) {
-					pairs[m++] = log((double)t->ns / (double)c->ns);
-					break;
-				}
-			}
-		}
-		if (m == 0)
-			continue;
-		medians[used] = nodus_stats_median(pairs, m);
-		per[used] = &medians[used];
-		n[used] = 1;
-		used++;
-	}
-	rc = nodus_stats_speedup_bootstrap(per, n, used, conf, x->c->judge.bootstrap_resamples,
-					   a->stream ^ 0xb007, ci);
-out:
-	free(pairs);
-	free(medians);
-	free(per);
-	free(n);
-	return rc;
-}
-
-static double median_of_role(const struct attempt *a, int role);
-
-/* A launch-bound call shorter than short_kernel_ns cannot be timed as
- * tightly as a long one (docs/protocol.md, the A/A noise floor per
- * duration class), so it gets its own margin and its own most rounds.
- * The class is fixed at the first look, from the reference samples of
- * the first min_rounds rounds: the look schedule, and so the per-look
- * confidence, must not change once a label has been read from it. */
-static int short_call(const nodus_judge *j, struct attempt *a)
-{
-	if (a->short_call < 0) {
-		double ref_ns = median_of_role(a, NODUS_ROLE_REFERENCE);
-		a->short_call = ref_ns > 0 && ref_ns < (double)j->short_kernel_ns;
-	}
-	return a->short_call;
-}
-
-static double tie_margin_for(const nodus_judge *j, struct attempt *a)
-{
-	return short_call(j, a) ? j->tie_margin_short : j->tie_margin;
-}
-
-/* Rounds at most for this attempt; before the first look, the larger of
- * the two (what the worker is told, so that it never stops first). */
-static int max_rounds_for(const nodus_judge *j, const struct attempt *a)
-{
-	if (a->short_call < 0)
-		return max_rounds_any(j);
-	return a->short_call ? j->max_rounds_short : j->max_rounds;
-}
-
-/* The round of the first look, fixed once min_rounds rounds are in. With
- * min_timed_s, the first look waits until the pair's measured kernel time
- * (both sides) reaches it, at the rate of those first rounds, within the
- * attempt's most rounds (NVBench's --min-time, for a reward that needs
- * more than a decision). It is fixed from times alone, before any label
- * is read, so the looks stay those the confidence is split over. */
-static int first_look_for(const nodus_judge *j, struct attempt *a, int max)
-{
-	if (a->first_look >= 0)
-		return a->first_look;
-	int first = j->min_rounds;
-	if (j->min_timed_s > 0 && a->rounds > 0) {
-		double kernel_ns = 0;
-		for (int i = 0; i < a->n_samples; i++)
-			kernel_ns += (double)a->samples[i].ns * (double)a->samples[i].batch;
-		double per_round = kernel_ns / a->rounds;
-		double need = per_round > 0 ? ceil(j->min_timed_s * 1e9 / per_round) : first;
-		/* onto the schedule's grid (min_rounds + k look_every): the looks
-		 * are then a subset of the schedule K counts (decide), whichever
-		 * round the times pick */
-		if (need > first)
-			need = first + ceil((need - first) / j->look_every) * j->look_every;
-		if (!(need <= max)) /* NaN too */
-			need = max;
-		if (need > first)
-			first = (int)need;
-	}
-	a->first_look = first;
-	return first;
-}
-
-/* Decides after a round: 'c' continue or 's' stop (label decided or last
- * round). Looks at the first look (min_rounds, or later for min_timed_s),
- * every look_every after, and at the most rounds of the attempt's
- * duration class. */
-static char decide(struct run_ctx *x, struct attempt *a)
-{
-	const nodus_judge *j = &x->c->judge;
-	int r = a->rounds;
-	if (r >= j->min_rounds)
-		short_call(j, a);
-	int max = max_rounds_for(j, a);
-	int first = r >= j->min_rounds ? first_look_for(j, a, max) : j->min_rounds;
-	if (!nodus_stats_is_look(r, first, max, j->look_every))
-		return r >= max ? 's' : 'c';
-	a->looks++;
-	/* K counts the whole schedule from min_rounds, whatever first is: a
-	 * later first look skips looks, and the union bound over the whole
-	 * schedule still holds for the ones taken */
-	int k = nodus_stats_look_count(j->min_rounds, max, j->look_every);
-	double conf = nodus_stats_look_confidence(j->confidence, k);
-	nodus_interval ci;
-	if (estimate(x, a, conf, &ci))
-		return r >= max ? 's' : 'c';
-	a->ci = ci;
-	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
-	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= max)
-		return 's';
-	return 'c';
-}
-
-static void check_host_gap(struct attempt *a)
-{
-	int cand = 0, cand_gap = 0, ref = 0, ref_gap = 0;
-	for (int i = 0; i < a->n_samples; i++) {
-		int gap = (a->samples[i].flags & NODUS_SAMPLE_HOST_GAP) != 0;
-		if (a->samples[i].role == NODUS_ROLE_CANDIDATE) {
-			cand++;
-			cand_gap += gap;
-		} else {
-			ref++;
-			ref_gap += gap;
-		}
-	}
-	if (cand && cand_gap > HOST_GAP_SHARE * cand && ref_gap <= HOST_GAP_SHARE * ref)
-		set_status(a, NODUS_STATUS_REWARD_HACK, "host_gap",
-			   "%d of %d candidate samples: event time far below the host-synchronised "
-			   "time (work outside the timed stream)",
-			   cand_gap, cand);
-}
-
 /* Per round on cuda: clocks, clocks-event reasons, temperature, power and
  * the processes NVML sees (what a sharing condition really looked like). */
 static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
@@ -1197,103 +833,6 @@ static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
 					     "compute_procs", compute, "mps_procs", mps));
 }
 
-/* Share of the roofline floor a measured time may undercut before it is
- * called impossible (declared ceilings are measurements, not limits). */
-#define SPEED_OF_LIGHT_SLACK 0.9
-
-/* The speed-of-light guard: where the task declares a roofline and the
- * target its measured ceilings, a candidate faster than the physical floor
- * (bytes over bandwidth, flops over arithmetic rate) has not been measured
- * doing the work, whatever its outputs say. */
-static void check_speed_of_light(struct run_ctx *x, struct attempt *a)
-{
-	const nodus_target *t = &x->c->target;
-	if (t->ceiling_bytes_per_s <= 0 && t->ceiling_flops_per_s <= 0)
-		return;
-	int64_t axes[NODUS_MAX_AXES];
-	nodus__instance_axes(a->task, a->wl, 0, axes);
-	double bytes = 0, flops = 0, floor_ns = 0;
-	if (t->ceiling_bytes_per_s > 0 &&
-	    !nodus_roofline_eval(a->task->roofline_bytes, a->task, axes, &bytes))
-		floor_ns = fmax(floor_ns, bytes / t->ceiling_bytes_per_s * 1e9);
-	if (t->ceiling_flops_per_s > 0 &&
-	    !nodus_roofline_eval(a->task->roofline_flops, a->task, axes, &flops))
-		floor_ns = fmax(floor_ns, flops / t->ceiling_flops_per_s * 1e9);
-	if (floor_ns <= 0)
-		return;
-	double cand_ns = median_of_role(a, NODUS_ROLE_CANDIDATE);
-	json_object_set_new(a->detail, "speed_of_light",
-			    json_pack("{s:f,s:f,s:f,s:f}", "floor_ns", floor_ns, "bytes", bytes,
-				      "flops", flops, "candidate_median_ns", cand_ns));
-	if (cand_ns < floor_ns * SPEED_OF_LIGHT_SLACK)
-		set_status(a, NODUS_STATUS_REWARD_HACK, "speed_of_light",
-			   "candidate median %.0f ns per call is below the physical floor %.0f ns "
-			   "(%.3g bytes at %.3g B/s, %.3g flops at %.3g flop/s)",
-			   cand_ns, floor_ns, bytes, t->ceiling_bytes_per_s, flops,
-			   t->ceiling_flops_per_s);
-}
-
-/* Fields that name one physical device rather than its profile: kept in
- * the record's detail, left out of the target hash, so that an isolated
- * recheck on another unit of the same profile (another H200, same driver,
- * same toolchain) is comparable while a MIG slice or another driver is not. */
-static const char *const unit_fields[] = {"uuid", "cuda_uuid", "pci_bus_id"};
-
-/* A campaign with python solutions runs on its interpreter: its path,
- * Python's and torch's versions are part of the target (another torch is
- * another target). The probe was made by the build, so it is cached. */
-static void python_fingerprint(struct run_ctx *x, json_t *fp)
-{
-	const nodus_python_info *py = NULL;
-	nodus_error err;
-	if (!x->c->target.python[0] || nodus__python_probe(x->c->target.python, &py, &err))
-		return;
-	json_object_set_new(fp, "python", json_pack("{s:s,s:s,s:s}", "interpreter",
-						    py->interpreter, "version", py->version,
-						    "torch", py->torch));
-}
-
-/* Completes the worker's fingerprint with what the orchestrator knows
- * (nodus version, compilers, build target, OS kernel), stores the target
- * under the hash of its profile and keeps the unit's identity per record. */
-static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
-{
-	struct utsname u;
-	uname(&u);
-	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
-	json_object_set_new(fp, "nodus_version", json_string(NODUS_VERSION));
-	json_object_set_new(fp, "compiler", json_string(nodus_build_compiler_version(
-						    x->c->target.backend)));
-	json_object_set_new(fp, "host_compiler",
-			    json_string(nodus_build_compiler_version(NODUS_BACKEND_CPU)));
-	json_object_set_new(fp, "build_target",
-			    json_string(cuda ? (x->bopts.cuda_arch ? x->bopts.cuda_arch : "sm_90")
-					     : "host"));
-	json_object_set_new(fp, "os_kernel", json_string(u.release));
-	python_fingerprint(x, fp);
-	json_t *unit = json_object();
-	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
-		json_t *v = json_object_get(fp, unit_fields[i]);
-		if (v) {
-			json_object_set(unit, unit_fields[i], v);
-			json_object_del(fp, unit_fields[i]);
-		}
-	}
-	json_object_set_new(a->detail, "device_unit", unit);
-	char *canon = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
-	if (canon) {
-		nodus_sha256_hex(canon, strlen(canon), a->target_hash);
-		nodus_store_put_target(x->store, a->target_hash, canon, NULL);
-	}
-	free(canon);
-}
-
-/* ---- one worker's conversation ---- */
-
-static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
-			   int *ok);
-static int test_refuses_isolation(struct run_ctx *x, struct attempt *a);
-
 static void phase_since(struct attempt *a, const char *name, uint64_t t0)
 {
 	json_object_set_new(a->phases, name, json_real((double)(nodus_now_ns() - t0) * 1e-9));
@@ -1315,19 +854,6 @@ static uint64_t timing_over(struct run_ctx *x, struct attempt *a)
 	a->isolation_after_checked = 1;
 	phase_since(a, "isolation_after_s", t0);
 	return nodus_now_ns() - t0;
-}
-
-/* A READY frame: the worker's target fingerprint names the record's target. */
-static void on_ready(struct run_ctx *x, struct attempt *a, const nodus_buf *payload)
-{
-	json_t *o = json_loadb(payload->data, payload->len, 0, NULL);
-	json_t *fp = json_object_get(o, "fingerprint");
-	if (fp)
-		record_target(x, a, fp);
-	json_t *sandbox = json_object_get(o, "sandbox"); /* what held (docs/sandbox.md) */
-	if (sandbox && a->detail)
-		json_object_set(a->detail, "sandbox", sandbox);
-	json_decref(o);
 }
 
 /* An OUTPUT or CHECKSUM frame of a trial, from either worker. */
@@ -1355,28 +881,6 @@ static void on_trial_frame(struct attempt *a, uint32_t type, nodus_buf *payload,
  * it waits here, in order, up to EARLY_QUEUE_BYTES, after which the measure
  * worker waits on its full pipe. */
 #define EARLY_QUEUE_BYTES ((size_t)1 << 30)
-
-struct early_frame {
-	uint32_t type;
-	int rc;                        /* nonzero: how reading failed (the last entry) */
-	nodus_buf payload;
-};
-
-struct early_queue {
-	struct early_frame *f;
-	int head, n, cap;              /* n entries from f[head] */
-	size_t bytes;
-	int closed;                    /* a read failed: read no more */
-	/* a candidate failure found while the oracle worked: applied only
-	 * once the oracle is done, so that a fault of the reference, found
-	 * later, still decides the attempt as it would have in sequence */
-	int failed_status;
-	char failed_guard[64];
-	char failed_message[8192];
-	/* the buffer of the last frame judged, read into again: a fresh one
-	 * for every frame of a large output costs a page fault per page */
-	nodus_buf recycled;
-};
 
 static void early_release(struct early_queue *q)
 {
@@ -1521,23 +1025,6 @@ static int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc 
 		early_judge(x, a, side, q);
 	}
 }
-
-/* ---- timing: two workers, one command at a time ----
- *
- * Each side is timed in a process of its own: the timer holds the
- * reference, the measure worker the candidate, so no candidate code shares
- * a process with the reference's timing or its clock (docs/protocol.md).
- * The orchestrator alternates them batch by batch, in an order it draws,
- * so the two batches of a sample stay as close in time as in one process;
- * only one of them runs at a time, the other waits on its stdin. */
-
-enum drive_end {
-	DRIVE_OK = 0,    /* timing is over: the measure worker checks its copies, runs its final trial */
-	DRIVE_STOPPED,   /* a status is set; the measure worker is told to stop */
-	DRIVE_FAILED,    /* the measure worker sent FAIL (status set) */
-	DRIVE_DEAD,      /* the measure worker's pipe ended: it died */
-	DRIVE_TIMEOUT    /* the measure worker passed its deadline */
-};
 
 struct drive {
 	struct run_ctx *x;
@@ -1711,8 +1198,6 @@ static nodus_msg_cmd drive_cmd(char op)
 	return c;
 }
 
-/* Sizing: each side's time for one call (its second), then one batch for
- * both, so that a sample of the faster lasts min_sample_ns. */
 /* The CPU both timing workers run on: the last one this process may use.
  * On one core the two sides launch, flush and read their clocks with the
  * same core's caches and clock, as they did when both ran in one process;
@@ -1730,6 +1215,8 @@ static int timing_cpu(void)
 	return -1;
 }
 
+/* Sizing: each side's time for one call (its second), then one batch for
+ * both, so that a sample of the faster lasts min_sample_ns. */
 static int drive_size(struct drive *d)
 {
 	struct attempt *a = d->a;
@@ -1875,7 +1362,7 @@ static int drive_check(struct drive *d, nodus_timed_check *check)
 }
 
 /* Rounds of samples_per_round samples, each the two sides' batches in an
- * order drawn here, until decide() stops. */
+ * order drawn here, until decide_after_round() stops. */
 static int drive_rounds(struct drive *d)
 {
 	struct run_ctx *x = d->x;
@@ -1924,7 +1411,7 @@ static int drive_rounds(struct drive *d)
 		uint64_t t_round = nodus_now_ns();
 		nvml_round_snapshot(x, a);
 		uint64_t t_nvml = nodus_now_ns();
-		char cmd = decide(x, a);
+		char cmd = decide_after_round(x, a);
 		a->round_nvml_s += (double)(t_nvml - t_round) * 1e-9;
 		a->round_decide_s += (double)(nodus_now_ns() - t_nvml) * 1e-9;
 		if (cmd == 's')
@@ -1983,9 +1470,6 @@ static int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc
 	nodus_buf_release(&d.payload);
 	return end;
 }
-
-static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
-		       nodus_error *err);
 
 /* Reads the timer's frames up to its READY (its WARM on the way). 0, or 1
  * when it failed or died first: the reference's fault, recorded. */
@@ -2218,96 +1702,6 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 	nodus_buf_release(&payload);
 }
 
-/* ---- the attempt ---- */
-
-/* cuda: no other compute or MPS process on the GPU and no power or
- * thermal clocks-event reason. NVML's process list lags a context that has
- * just gone (our previous worker's) by up to a few hundred ms, so a failed
- * check is asked again for up to a second before it counts. */
-static void gpu_isolation(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
-			  int *ok)
-{
-	if (!x->nvml) {
-		*ok = 0;
-		json_object_set_new(detail, when, json_pack("{s:s}", "unverifiable", x->nvml_why));
-		return;
-	}
-	int isolated = 0, others = 0;
-	uint64_t reasons = 0;
-	char why[256] = "";
-	nodus_error err;
-	/* ours: the spares (all WARM, so each holds a context), the worker
-	 * of this attempt while it lives, and workers reaped a moment ago
-	 * that NVML may still list */
-	int recent = nodus_now_ns() - x->reaped_ns < NVML_LAG_NS ? x->reaped_n : 0;
-	int own = x->n_spares + own_alive + recent;
-	for (int i = 0; i < 5; i++) {
-		if (nodus_nvml_isolation_check(x->nvml, own, &isolated, &others,
-					       &reasons, why, sizeof(why), &err)) {
-			snprintf(why, sizeof(why), "%.200s", err.message);
-			isolated = 0;
-			break;
-		}
-		if (isolated)
-			break;
-		struct timespec pause = {0, 250 * 1000 * 1000};
-		nanosleep(&pause, NULL);
-	}
-	char names[256];
-	nodus_nvml_reasons_format(reasons, names, sizeof(names));
-	json_object_set_new(detail, when,
-			    json_pack("{s:i,s:i,s:s,s:s}", "other_processes", others, "own_allowed",
-				      own, "clocks_event_reasons", names, "why", why));
-	*ok = isolated;
-}
-
-/* NODUS_TEST_NOT_ISOLATED_ONCE: 1 when a's pair is listed and this is its
- * first attempt, so that a test can retry an attempt deterministically
- * (an oracle group's leader, say) on a machine of any load. It can only
- * refuse a pair, never accept one, and the record says it was forced. */
-static int test_refuses_isolation(struct run_ctx *x, struct attempt *a)
-{
-	const char *list = x->test_not_isolated_once;
-	size_t n = strlen(a->pair->id);
-	if (!list || a->attempt != 1 || x->cond->kind != NODUS_COND_ISOLATED)
-		return 0;
-	for (const char *p = list; (p = strstr(p, a->pair->id)); p += n) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) {
-			json_t *before = json_object_get(a->detail, "isolation_before");
-			if (!before)
-				json_object_set_new(a->detail, "isolation_before",
-						    before = json_object());
-			json_object_set_new(before, "forced_by",
-					    json_string("NODUS_TEST_NOT_ISOLATED_ONCE"));
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* own_alive: this attempt's workers alive during the check (the measure
- * worker and the timer, idle while it runs). Callers have reaped finished workers and waited for
- * the spares, so the count of our own processes is exact. */
-static int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *detail,
-			   int *ok)
-{
-	*ok = 1;
-	if (x->cond->kind != NODUS_COND_ISOLATED)
-		return 0;
-	if (x->c->target.backend == NODUS_BACKEND_CUDA) {
-		gpu_isolation(x, when, own_alive, detail, ok);
-		return 0;
-	}
-	double busy = 0;
-	nodus_error err;
-	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
-		return 0;
-	json_object_set_new(detail, when, json_pack("{s:f,s:f}", "busy_cores", busy, "threshold",
-						    x->c->judge.isolation_max_busy_cores));
-	*ok = busy <= x->c->judge.isolation_max_busy_cores;
-	return 0;
-}
-
 static int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so,
 		      nodus_error *err)
 {
@@ -2414,9 +1808,6 @@ static size_t instance_output_bytes(const struct attempt *a, int i)
 		n += (size_t)output_numel(a, i, o) * nodus_dtype_size(a->task->outputs[o].dtype);
 	return n;
 }
-
-static void attempt_release(struct attempt *a);
-static void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n);
 
 static void oracle_group_dissolve(struct attempt *a)
 {
@@ -2529,8 +1920,6 @@ static void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double 
 	a->n_inst = a->n_own;
 }
 
-/* A follower's attempt: its reference outputs are ready, so only its
- * measure worker starts; its trials are judged as they come. */
 /* Starts the attempt's timer, the reference's timing worker: at once,
  * with the others, so that its start-up is over before the gate. */
 static int timer_start(struct run_ctx *x, struct attempt *a, struct worker_proc *wt,
@@ -2558,6 +1947,8 @@ static void timer_stop(struct run_ctx *x, struct attempt *a)
 	a->timer = NULL;
 }
 
+/* A follower's attempt: its reference outputs are ready, so only its
+ * measure worker starts; its trials are judged as they come. */
 static int run_prepared(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 			struct worker_proc *wt, nodus_error *err)
 {
@@ -2691,18 +2082,6 @@ static int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	return rc;
 }
 
-static double median_of_role(const struct attempt *a, int role)
-{
-	double *v = malloc(sizeof(double) * ((size_t)a->n_samples + 1));
-	int n = 0;
-	for (int i = 0; v && i < a->n_samples; i++)
-		if (a->samples[i].role == role)
-			v[n++] = (double)a->samples[i].ns;
-	double m = n ? nodus_stats_median(v, n) : NAN;
-	free(v);
-	return m;
-}
-
 static int write_record(struct run_ctx *x, struct attempt *a, int final, double started,
 			nodus_error *err)
 {
@@ -2797,8 +2176,6 @@ static int write_record(struct run_ctx *x, struct attempt *a, int final, double 
 	}
 	return rc;
 }
-
-/* ---- conditions ---- */
 
 /* A replay condition is a packed evaluation farm: tenants + 1 orchestrators
  * run disjoint shards of the pairs at the same time on the same device,
