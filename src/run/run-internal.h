@@ -270,6 +270,96 @@ int max_rounds_for(const nodus_judge *j, const struct attempt *a);
 /* After a round: 'c' to go on, 's' to stop (label decided or last round) */
 char decide_after_round(struct run_ctx *x, struct attempt *a);
 
+/* ---- outputs.c: the trial frames: reference outputs kept, candidate outputs judged ---- */
+
+/* Elements of output o of one instance */
+int64_t output_numel(const struct attempt *a, int instance, int o);
+
+/* Gives back a kept reference output (its frame or its mapping) */
+void kept_release(struct kept_output *k);
+
+/* An OUTPUT, OUTPUT_AT or CHECKSUM frame of a trial, from the oracle (kept) or the measure
+ * worker (judged) */
+void on_trial_frame(struct attempt *a, uint32_t type, nodus_buf *payload,
+		    int from_oracle, const struct worker_proc *sender);
+
+/* 1 for the frame types on_trial_frame takes */
+int is_trial_frame(uint32_t type);
+
+/* The instance a trial frame is about, or -1 */
+int frame_instance(uint32_t type, const nodus_buf *payload);
+
+/* ---- early.c: the measure worker's frames queued while the oracle works ---- */
+
+/* Frees the queue and the frames still in it */
+void early_release(struct early_queue *q);
+
+/* Hands the oldest queued frame over (payload is replaced); returns its read status */
+int early_pop(struct early_queue *q, uint32_t *type, nodus_buf *payload);
+
+/* Judges the queued candidate frames whose instance the oracle has finished, in order */
+void early_judge(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
+		 struct early_queue *q);
+
+/* The oracle's next frame; the measure worker's frames are queued in q meanwhile */
+int oracle_read(struct run_ctx *x, struct attempt *a, struct worker_proc *w,
+		struct worker_proc *side, struct early_queue *q, uint32_t *type,
+		nodus_buf *payload);
+
+/* ---- pool.c: the worker processes: spares, jobs, how a worker ended ---- */
+
+/* 1 when NODUS_CUDA_SANDBOX=0 turns the cuda workers' filter and Landlock off */
+int cuda_sandbox_off(void);
+
+/* Closes the worker's output arena, if it has one */
+void arena_close(struct worker_proc *w);
+
+/* Waits for the workers that reported DONE and were left to exit on their own */
+void exiting_reap(struct run_ctx *x);
+
+/* Kills the spares (the condition changed, or the run ends) */
+void spare_drop(struct run_ctx *x);
+
+/* Starts spares up to NODUS_SPARES (only where nothing is timed) */
+void spares_top_up(struct run_ctx *x);
+
+/* Bytes the attempt's workers draw and move before its timing gate */
+double attempt_bytes(const struct attempt *a, int workers);
+
+/* At the start of an attempt: the workers it takes, plus the spares its untimed work hides */
+void spares_fill(struct run_ctx *x, const struct attempt *a);
+
+/* Keeps a worker's WARM frame: what its start-up cost, its resident bytes before its job */
+void keep_startup(struct worker_proc *w, const nodus_buf *frame);
+
+/* Waits until every spare has said WARM; drops those that do not within 10 s */
+void spares_wait_warm(struct run_ctx *x);
+
+/* Hands a job to the oldest spare, or to a new worker; starts its watchdog */
+int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_error *err);
+
+/* Sends a worker a CMD frame with op cmd alone */
+void send_cmd(struct worker_proc *w, char cmd);
+
+/* Sends a worker a CMD frame of the timing (protocol.h) */
+void send_timing_cmd(struct worker_proc *w, const nodus_msg_cmd *c);
+
+/* Ends a worker; classifies an unexpected death into the attempt's status (who: oracle, measure,
+ * timer) */
+void worker_end(struct run_ctx *x, struct worker_proc *w, struct attempt *a, int timed_out, int got_done,
+		const char *who);
+
+/* A worker's FAIL frame into the attempt's status (ref_fault: the reference's side) */
+void apply_fail_frame(struct attempt *a, const nodus_buf *payload, int ref_fault);
+
+/* ---- jobs.c: an attempt's instances and the job each worker gets ---- */
+
+/* Draws every seed and instance of the attempt */
+void choose_instances(struct run_ctx *x, struct attempt *a);
+
+/* The job of one worker of the attempt (a new reference: json_decref it) */
+json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role);
+
 /* ---- run.c: the run: conditions, their queues of pairs, retries ---- */
 
 /* Sets the attempt's status, guard and message, unless an earlier failure set them */
