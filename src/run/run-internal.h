@@ -360,11 +360,53 @@ void choose_instances(struct run_ctx *x, struct attempt *a);
 /* The job of one worker of the attempt (a new reference: json_decref it) */
 json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role);
 
+/* ---- drive.c: the timing of one pair by its two timing workers ---- */
+
+/* The whole timing of a pair whose gate is open; returns a drive_end */
+int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
+		 struct worker_proc *wt);
+
+/* ---- oracle_group.c: one oracle for several pairs of one reference ---- */
+
+/* Frees the followers of a group and gives a its own instances back */
+void oracle_group_dissolve(struct attempt *a);
+
+/* Appends later pairs of the same reference and workload to a's oracle job */
+int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *err);
+
+/* After the group's oracle succeeded: each follower takes its outputs into x->prepared */
+void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double oracle_s);
+
+/* ---- record.c: one attempt's record ---- */
+
+/* Stores the attempt's record (final: no retry follows) and prints its progress line */
+int write_record(struct run_ctx *x, struct attempt *a, int final, double started,
+		 nodus_error *err);
+
+/* ---- replay.c: a replay condition: orchestrators side by side ---- */
+
+/* Runs a replay condition as tenants + 1 orchestrators on shards of the pairs */
+int run_replay(struct run_ctx *x, const nodus_condition *cond, nodus_error *err);
+
 /* ---- run.c: the run: conditions, their queues of pairs, retries ---- */
 
 /* Sets the attempt's status, guard and message, unless an earlier failure set them */
 void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* Records in the attempt's phases the seconds since t0 under name */
+void phase_since(struct attempt *a, const char *name, uint64_t t0);
+
+/* Builds the reference and the candidate; a failed build sets the status, an error returns
+ * nonzero */
+int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so,
+	       nodus_error *err);
+
+/* Frees what an attempt holds (not a itself) */
+void attempt_release(struct attempt *a);
+
+/* Initialises attempt n of pair p in the condition being run */
+void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n);
 
 #pragma GCC visibility pop
 
