@@ -388,7 +388,7 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 /* Runs a replay condition as tenants + 1 orchestrators on shards of the pairs */
 int run_replay(struct run_ctx *x, const nodus_condition *cond, nodus_error *err);
 
-/* ---- run.c: the run: conditions, their queues of pairs, retries ---- */
+/* ---- attempt.c: one attempt, from the builds to the end of timing ---- */
 
 /* Sets the attempt's status, guard and message, unless an earlier failure set them */
 void set_status(struct attempt *a, int status, const char *guard, const char *fmt, ...)
@@ -397,16 +397,19 @@ void set_status(struct attempt *a, int status, const char *guard, const char *fm
 /* Records in the attempt's phases the seconds since t0 under name */
 void phase_since(struct attempt *a, const char *name, uint64_t t0);
 
+/* Initialises attempt n of pair p in the condition being run */
+void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n);
+
+/* Frees what an attempt holds (not a itself) */
+void attempt_release(struct attempt *a);
+
 /* Builds the reference and the candidate; a failed build sets the status, an error returns
  * nonzero */
 int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so,
 	       nodus_error *err);
 
-/* Frees what an attempt holds (not a itself) */
-void attempt_release(struct attempt *a);
-
-/* Initialises attempt n of pair p in the condition being run */
-void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p, int n);
+/* Runs one attempt from its builds to the end of its timing; nothing of it outlives the call */
+int run_attempt(struct run_ctx *x, struct attempt *a, nodus_error *err);
 
 #pragma GCC visibility pop
 
