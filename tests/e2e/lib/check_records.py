@@ -46,10 +46,12 @@ def check_phases(rid, d, wall, own_oracle, bad):
         if m["perturb_s"] + m["recheck_s"] + m["intact_s"] > m["rounds_s"] + 1e-6:
             bad.append(f"{rid}: {who}.rounds_s {m['rounds_s']} smaller than its parts")
     # a follower was built while its leader formed the group, outside its own wall time
+    # the timer is started at the gate, inside the measure worker's
+    # conversation: timer_start_s is part of measure_s, not beside it
     spent = sum(ph.get(k, 0) for k in ("build_s", "oracle_start_s", "oracle_s",
-                                       "measure_start_s", "timer_start_s", "measure_s")
+                                       "measure_start_s", "measure_s")
                 if own_oracle or k != "build_s")
-    inside = ph["trials_s"] + ph["quiesce_s"] + ph["isolation_after_s"]
+    inside = ph["trials_s"] + ph["quiesce_s"] + ph["isolation_after_s"] + ph["timer_start_s"]
     if spent > wall + 1e-3 or inside > ph["measure_s"] + 1e-6:
         bad.append(f"{rid}: phases {spent:.3f} s do not fit in wall {wall:.3f} s")
     if any(ph[w]["bytes"] <= 0 for w in workers):
