@@ -485,8 +485,6 @@ int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 		nodus_msg_cmd c = drive_cmd('e');
 		send_timing_cmd(wt, &c);
 		send_timing_cmd(wm, &c);
-		if (!x->spares_during_timing)
-			spares_ahead(x); /* nothing is timed from here on */
 		if (!drive_await(&d, NODUS_ROLE_REFERENCE, NODUS_MSG_DONE)) {
 			json_t *o = json_loadb(d.payload.data, d.payload.len, 0, NULL);
 			json_t *phases = json_object_get(o, "phases");

@@ -3,8 +3,7 @@
  * pool.c: the orchestrator's worker processes.
  *
  * Workers are started ahead of their jobs (spares: a CUDA context takes
- * 0.2-0.3 s on an H200): the next attempt's three once a timing is over
- * (spares_ahead), as many more at the start of an attempt as its own
+ * 0.2-0.3 s on an H200), as many at the start of an attempt as its own
  * untimed work will hide (spares_fill), and never while a pair is timed.
  * worker_start hands a job to the oldest spare, or to a new worker;
  * worker_end ends one and classifies an unexpected death into a status
@@ -164,20 +163,6 @@ static void spares_start(struct run_ctx *x, int want)
 void spares_top_up(struct run_ctx *x)
 {
 	spares_start(x, NODUS_SPARES);
-}
-
-/* Once a pair's timing is over (the isolation after it checked, the timer
- * told to end): the workers the next attempt takes, started now, so that
- * their start-up (on cuda the context, 0.2-0.3 s) overlaps the candidate's
- * final trials and the next pair's build and oracle instead of delaying
- * its first job. Started at the attempt's own start (spares_fill) they
- * came cold: the measure worker of a small pair waited 0.36 s for its
- * context, half of the pair's fixed cost on the H200 (ab-43). The next
- * gate waits for them to be WARM (spares_wait_warm), so none is starting
- * while a pair is timed; a condition's last ones are dropped unused. */
-void spares_ahead(struct run_ctx *x)
-{
-	spares_start(x, 3); /* oracle, measure, timer */
 }
 
 /* Bytes an attempt's workers draw and move before its timing gate: each

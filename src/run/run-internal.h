@@ -322,8 +322,6 @@ void spare_drop(struct run_ctx *x);
 
 /* Starts spares up to NODUS_SPARES (only where nothing is timed) */
 void spares_top_up(struct run_ctx *x);
-/* the next attempt's workers, started once a timing is over */
-void spares_ahead(struct run_ctx *x);
 
 /* Bytes the attempt's workers draw and move before its timing gate */
 double attempt_bytes(const struct attempt *a, int workers);

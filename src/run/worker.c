@@ -1438,7 +1438,7 @@ static int worker_run(struct worker *w, nodus_error *err)
 		if (wait_command(&cmd) || cmd.op != 'c')
 			return 0;
 		if (cmd.batch >= 0 && cmd.batch < CPU_SETSIZE) {
-			/* both sides on the CPU the orchestrator named (drive.c, timing_cpu);
+			/* both sides on the CPU the orchestrator named (run.c, timing_cpu);
 			 * best effort: a CPU this process may not use keeps it where it is */
 			cpu_set_t one;
 			CPU_ZERO(&one);
