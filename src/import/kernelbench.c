@@ -176,12 +176,11 @@ static json_t *draw_for(const json_t *t, const char *name, nodus_buf *notes)
 		return json_pack("{s:s, s:I, s:I}", "dist", "int_range", "low", (json_int_t)lo,
 				 "high", (json_int_t)hi);
 	}
-	char seen[96];
-	if (lo >= 0 && hi < 1)
-		snprintf(seen, sizeof(seen), "values in [0, 1) (torch.rand's)");
-	else
-		snprintf(seen, sizeof(seen), "%s values in [%.4g, %.4g]",
-			 lo >= 0 ? "non-negative" : "signed", lo, hi);
+	const char *seen = lo >= 0 && hi < 1 ? "values in [0, 1) (torch.rand's)"
+			   : lo >= 0	      ? "non-negative values"
+					      : "values of both signs";
+	/* the values themselves (torch's generator's) stay out of the task, so
+	 * that another torch imports the same files */
 	nodus_buf_addf(notes, "input %s: get_inputs() drew %s; nodus draws normal(0, 1) and the "
 		       "variants scale_3, scale_0.01, negate instead (edit the task's init if the "
 		       "problem needs another range)\n", name, seen);
@@ -259,14 +258,13 @@ static int task_outputs(const json_t *probe, struct axes *a, const char *problem
 }
 
 /* The task's description: where it came from and what was replaced. */
-static json_t *describe(const char *problem, const json_t *probe, const nodus_buf *notes,
+static json_t *describe(const char *problem, const nodus_buf *notes,
 			double atol, double rtol)
 {
 	nodus_buf d = NODUS_BUF_INIT;
 	const char *base = strrchr(problem, '/');
-	nodus_buf_addf(&d, "KernelBench problem %s, imported by 'nodus import kernelbench' (torch "
-		       "%s): the outputs of Model(*get_init_inputs())(*inputs). ",
-		       base ? base + 1 : problem, json_string_value(json_object_get(probe, "torch")));
+	nodus_buf_addf(&d, "KernelBench problem %s, imported by 'nodus import kernelbench': the "
+		       "outputs of Model(*get_init_inputs())(*inputs). ", base ? base + 1 : problem);
 	nodus_buf_addf(&d, "nodus draws the inputs, not get_inputs(): ");
 	for (const char *p = notes->data; *p && d.len < 3600; p++)
 		nodus_buf_add(&d, *p == '\n' ? "; " : p, 1 + (*p == '\n'));
@@ -312,7 +310,7 @@ int nodus__kb_problem(const char *name, const char *problem, const char *source,
 		json_object_set_new(axes, a.name[k], json_pack("{s:s}", "type", "var"));
 	*task = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:{s:f, s:f}, s:b}", "kind", "task",
 			  "format", 1, "name", name, "description",
-			  describe(problem, probe, notes, atol, rtol), "axes", axes, "inputs", ins,
+			  describe(problem, notes, atol, rtol), "axes", axes, "inputs", ins,
 			  "outputs", outs, "tolerance", "atol", atol, "rtol", rtol,
 			  "deterministic", 1);
 	*workload = workload_for(name, &a);
