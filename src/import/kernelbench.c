@@ -112,6 +112,7 @@ void nodus__kb_name(const char *path, char *out, size_t out_size)
 /* The task's axes: one per distinct size, in the order met. */
 struct axes {
 	json_int_t value[MAX_AXES];  /* the size */
+	int var[MAX_AXES];           /* 1: a var axis (the workload sets it), 0: const */
 	char name[MAX_AXES][64];     /* its axis name */
 	int n;                       /* axes used */
 };
@@ -137,6 +138,7 @@ static const char *axis_for(struct axes *a, json_int_t v, const json_t *constant
 	for (int k = 0; k < a->n; k++)
 		if (strcmp(a->name[k], name) == 0) /* a constant of another value named so */
 			snprintf(name, 64, "n%lld_", (long long)v);
+	a->var[a->n] = 0;
 	a->value[a->n++] = v;
 	return name;
 }
@@ -275,12 +277,36 @@ static json_t *describe(const char *problem, const nodus_buf *notes,
 	return s;
 }
 
-/* The workload: every axis at the value get_inputs() used. */
+/* Marks the axes the probe found may vary, and says which do not. */
+static void mark_var(struct axes *a, const json_t *probe, nodus_buf *notes)
+{
+	size_t i;
+	json_t *v;
+	int n_var = 0;
+	json_array_foreach(json_object_get(probe, "var"), i, v)
+		for (int k = 0; k < a->n; k++)
+			if (a->value[k] == json_integer_value(v)) {
+				a->var[k] = 1;
+				n_var++;
+			}
+	const char *why = json_string_value(json_object_get(probe, "fixed_why"));
+	if (why && *why)
+		nodus_buf_addf(notes, "axes: every size is const, so the judge's shape probe (each "
+			       "var axis made smaller) cannot run: Model failed on the smaller "
+			       "shape: %s\n", why);
+	else if (n_var < a->n)
+		nodus_buf_addf(notes, "axes: %d of %d const (an argument of get_init_inputs(), or "
+			       "a size of an output only); the others vary in the judge's shape "
+			       "probe\n", a->n - n_var, a->n);
+}
+
+/* The workload: every var axis at the value get_inputs() used. */
 static json_t *workload_for(const char *name, const struct axes *a)
 {
 	json_t *axes = json_object();
 	for (int k = 0; k < a->n; k++)
-		json_object_set_new(axes, a->name[k], json_integer(a->value[k]));
+		if (a->var[k])
+			json_object_set_new(axes, a->name[k], json_integer(a->value[k]));
 	return json_pack("{s:s, s:i, s:s, s:s, s:o}", "kind", "workload", "format", 1, "name", name,
 			 "task", name, "axes", axes);
 }
@@ -306,8 +332,12 @@ int nodus__kb_problem(const char *name, const char *problem, const char *source,
 	double atol = tol && tol->atol >= 0 ? tol->atol : def;
 	double rtol = tol && tol->rtol >= 0 ? tol->rtol : def;
 	json_t *axes = json_object();
+	mark_var(&a, probe, notes);
 	for (int k = 0; k < a.n; k++)
-		json_object_set_new(axes, a.name[k], json_pack("{s:s}", "type", "var"));
+		json_object_set_new(axes, a.name[k],
+				    a.var[k] ? json_pack("{s:s}", "type", "var")
+					     : json_pack("{s:s, s:I}", "type", "const", "value",
+							 a.value[k]));
 	*task = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:{s:f, s:f}, s:b}", "kind", "task",
 			  "format", 1, "name", name, "description",
 			  describe(problem, notes, atol, rtol), "axes", axes, "inputs", ins,

@@ -11,7 +11,8 @@
 #   {"inputs": [{"name", "dtype", "shape", "floating", "min", "max"}],
 #    "outputs": [{"dtype", "shape"}], "init": [numbers or booleans],
 #    "constants": [[name, int value], ...] (module-level ints, in order),
-#    "torch": version}
+#    "var": [sizes that may vary in the judge's shape probe], "fixed_why":
+#    "" or why none may, "torch": version}
 # or, when the problem cannot be used, {"error": TEXT, "file": F, "line": N}
 # with the file and line of the innermost frame in the problem file (else
 # the innermost frame at all). It exits 0 in both cases; any other exit is
@@ -147,4 +148,39 @@ if not 1 <= len(outs) <= 8:
 outs = [describe(t, f"forward's output {k}", fl) for k, t in enumerate(outs)]
 for d in outs:
     d.pop("min", None), d.pop("max", None)
-done({"inputs": ins, "outputs": outs, "init": init, "constants": consts, "torch": torch.__version__})
+
+
+# Which sizes may vary: nodus's judge runs one smaller "shape probe" with
+# every var axis v at max(1, v - 1 - v // 8) (src/run/instance.c). A size
+# that is an argument of get_init_inputs() is fixed (the module is built
+# for it); the others vary only if this Model accepts the probe shape and
+# gives outputs of the shape that follows from it.
+def shrink(v):
+    return max(1, v - 1 - v // 8)
+
+
+def smaller(t, d, var):
+    shape = [shrink(v) if v in var else v for v in d["shape"]]
+    if t.is_floating_point():
+        return torch.randn(shape, dtype=t.dtype)
+    lo, hi = int(d.get("min", 0)), int(d.get("max", 0))
+    return torch.randint(lo, hi + 1, shape, dtype=t.dtype)
+
+
+fixed = {v for v in init if type(v) is int}
+var = sorted({v for d in ins for v in d["shape"] if v not in fixed and shrink(v) != v})
+why = ""
+if var:
+    try:
+        with torch.no_grad():
+            got = model(*[smaller(t, d, var) for t, d in zip(inputs, ins)])
+        got = list(got) if isinstance(got, (tuple, list)) else [got]
+        want = [[shrink(v) if v in var else v for v in d["shape"]] for d in outs]
+        if [list(g.shape) if isinstance(g, torch.Tensor) else None for g in got] != want:
+            why = f"its outputs on the smaller shape are not of the shapes {want}"
+    except BaseException as e:
+        why = traceback.format_exception_only(type(e), e)[-1].strip()
+    if why:
+        var = []
+done({"inputs": ins, "outputs": outs, "init": init, "constants": consts, "var": var,
+      "fixed_why": why, "torch": torch.__version__})
