@@ -68,6 +68,7 @@ int nodus_cmd_db(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_gpustress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_audit_worker(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_import(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_jail(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_help(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_new(int argc, char **argv, const nodus_cli_ctx *ctx);

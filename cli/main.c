@@ -41,6 +41,7 @@ static const struct command commands[] = {
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
 	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
+	{"import", nodus_cmd_import, 0, "KernelBench problems and candidates as nodus files"},
 	{"new", nodus_cmd_new, 0, "write a task, solution or campaign to start from"},
 	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan of pairs, judge and hashes"},
 	{"report", nodus_cmd_report, 0, "agreement of labels with the baseline, false-fast pairs, cost"},
