@@ -30,7 +30,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 	exit 77
 fi
 PY=$(command -v python3 || true)
-[ -n "$PY" ] && PY=$(readlink -f "$PY")
+# not readlink -f: a venv's python3 is a link to the base interpreter, which cannot import the venv's torch
 if [ -z "$PY" ] || ! "$PY" -I -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
 	echo "skipped: no python3 with a CUDA torch on PATH"
 	exit 77
