@@ -28,10 +28,36 @@ set_judge "$campaign" look_every 10
 # the wall-clock watchdog is not what this test checks, and a busy machine
 # stretches a pair's wall time past its default 60 s
 set_judge "$campaign" timeout_s 900
+# timed_s DB: a min_timed_s that holds back the plain run's quickest decided
+# pair, from that run's own rate (a fixed value held none back on a slower
+# machine, whose first rounds already reach it): the time of about twice
+# its rounds, at least two looks more, and within 90 of max_rounds' 100.
+# Without a decided pair, 0.25 s.
+timed_s() {
+	python3 - "$1" "$campaign" <<'PY'
+import json, sqlite3, sys
+db, c = sqlite3.connect(sys.argv[1]), json.load(open(sys.argv[2]))["judge"]
+min_rounds, every = c.get("min_rounds", 4), c["look_every"]
+best = None
+for rid, rounds in db.execute("SELECT id, rounds FROM records WHERE final = 1 AND status = 'OK'"
+                              " AND label IN ('FASTER', 'SLOWER') ORDER BY rounds, id"):
+    first = db.execute("SELECT SUM(ns * batch) FROM samples WHERE record_id = ? AND round < ?",
+                       (rid, min_rounds)).fetchone()[0]
+    if first:
+        best = (rounds, first / min_rounds)
+        break
+if best is None:
+    print(0.25)
+else:
+    rounds, rate = best
+    want = min(max(2 * rounds, rounds + 2 * every), 90)
+    print(f"{want * rate / 1e9:.4g}")
+PY
+}
 busy=$(busy_cores 1)
 load_mark run
 for case in plain timed; do
-	[ "$case" = timed ] && set_judge "$campaign" min_timed_s 0.25
+	[ "$case" = timed ] && set_judge "$campaign" min_timed_s "$(timed_s "$tmp/plain.db")"
 	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
 		fail "$case: run exited $?"
@@ -43,7 +69,8 @@ python3 - "$tmp/plan-plain.json" "$tmp/plan-timed.json" "$tmp/plain.db" "$tmp/ti
 import json, math, sqlite3, sys
 plain_plan, timed_plan = (json.load(open(p)) for p in sys.argv[1:3])
 assert "min_timed_s" not in plain_plan["judge"], "min_timed_s sealed though not declared"
-assert timed_plan["judge"]["min_timed_s"] == 0.25, timed_plan["judge"].get("min_timed_s")
+timed_s = timed_plan["judge"]["min_timed_s"]
+assert 0 < timed_s <= 3600, timed_plan["judge"].get("min_timed_s")
 min_rounds = timed_plan["judge"]["min_rounds"]
 every = timed_plan["judge"]["look_every"]
 
@@ -72,14 +99,14 @@ skipped = []
 held = 0
 for pid, (label, rounds, d, first_ns, total_ns) in timed.items():
     most = d["max_rounds"]
-    need = math.ceil(0.25e9 / (first_ns / min_rounds))
+    need = math.ceil(timed_s * 1e9 / (first_ns / min_rounds))
     if need > min_rounds:  # onto the schedule's grid, min_rounds + k * look_every
         need = min_rounds + math.ceil((need - min_rounds) / every) * every
     want = max(min_rounds, min(most, need))
     assert abs(d["first_look"] - want) <= 1, (pid, d["first_look"], want)
     assert rounds >= d["first_look"], (pid, "stopped before its first look", rounds, d)
     if d["first_look"] < most:  # the time was reached, at about the first rounds' rate
-        if total_ns < 0.25e9 * 0.5:
+        if total_ns < timed_s * 1e9 * 0.5:
             assert not idle, (pid, total_ns)
             skipped.append(f"{pid}: {total_ns / 1e9:.3f} s timed, below half of min_timed_s")
     p = plain.get(pid)
