@@ -53,6 +53,7 @@
 #include "judge/judge.h"
 #include "run/build.h"
 #include "run/protocol.h"
+#include "run/python.h"
 
 #define AUDIT_SEED 0x61756469ULL /* "audi": any fixed seed; the audit is deterministic */
 #define AUDIT_WORKSPACE_BYTES ((size_t)4 << 20)
@@ -390,6 +391,13 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 	int rc = nodus_landlock_allow(&ll, so_path, NODUS_LL_READ, &err);
 	for (size_t k = 0; !rc && k < NODUS_ARRAY_SIZE(libs); k++)
 		rc = nodus_landlock_allow(&ll, libs[k], NODUS_LL_READ, &err);
+	/* a python reference's interpreter trees outside /usr (a virtual
+	 * environment's packages: src/run/python.h) */
+	const char *trees[NODUS_PY_MAX_TREES];
+	char buf[4200];
+	int n = nodus__python_trees(so_path, trees, NODUS_PY_MAX_TREES, buf, sizeof(buf));
+	for (int k = 0; !rc && k < n; k++)
+		rc = nodus_landlock_allow(&ll, trees[k], NODUS_LL_READ, &err);
 	if (!rc)
 		rc = nodus_landlock_enforce(&ll, &err);
 	nodus_landlock_close(&ll);
@@ -406,8 +414,9 @@ static int confine_loading(const char *so_path, char *why, size_t size)
 static int confine_cuda(nodus_sandbox_state *sb, const char *so_path, int driver_confined,
 			char *why, size_t size)
 {
-	const char *files[] = {so_path, NULL}, *dirs[2];
-	char cwd[PATH_MAX];
+	const char *files[NODUS_PY_MAX_TREES + 2] = {so_path}, *dirs[2];
+	char cwd[PATH_MAX], buf[4200];
+	nodus__python_trees(so_path, files + 1, NODUS_PY_MAX_TREES, buf, sizeof(buf));
 	nodus_sandbox_opts o;
 	nodus_error err = {0};
 	nodus_sandbox_opts_cuda(&o, files, getcwd(cwd, sizeof(cwd)), dirs);
@@ -428,13 +437,16 @@ int nodus__audit_before_driver(const char *so_path, int *confined, char *why, si
 	if (nodus_sandbox_cuda_off())
 		return 0;
 	char cwd[PATH_MAX], lib[PATH_MAX];
-	const char *dirs[2], *extra[3] = {NULL, NULL, NULL};
+	const char *dirs[2], *extra[NODUS_PY_MAX_TREES + 3] = {NULL};
+	char buf[4200];
 	int n = 0;
 	if (strcmp(so_path, "-") != 0)
 		extra[n++] = so_path;
 	nodus_error err = {0};
 	if (nodus_backend_cuda_path(lib, sizeof(lib), &err) == 0)
 		extra[n++] = lib;
+	if (strcmp(so_path, "-") != 0)
+		nodus__python_trees(so_path, extra + n, NODUS_PY_MAX_TREES, buf, sizeof(buf));
 	nodus_sandbox_opts o;
 	nodus_sandbox_opts_cuda(&o, NULL, getcwd(cwd, sizeof(cwd)), dirs);
 	int abi = 0;

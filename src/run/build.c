@@ -600,7 +600,8 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	if (access(res->so_path, R_OK) == 0 && nodus__build_deps_current(deps_path)) {
 		res->ok = 1;
 		res->cache_hit = 1;
-		return 0;
+		/* written again: an adapter cached before the file existed */
+		return py ? nodus__python_trees_write(res->so_path, py, err) : 0;
 	}
 
 	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
@@ -669,6 +670,9 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	}
 	snprintf(tmp_deps, sizeof(tmp_deps), "%s/out.deps", b->p.build_dir);
 	if ((rc = nodus__build_deps_write(tmp_deps, b->sealed.data, err)))
+		goto out;
+	/* the trees its worker reads, in place before the object they go with */
+	if (py && (rc = nodus__python_trees_write(res->so_path, py, err)))
 		goto out;
 	if (rename(tmp_deps, deps_path) || rename(out_so, res->so_path)) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot move the build of '%s' into the cache: %s",

@@ -4,9 +4,12 @@
  *
  * The probe prints one JSON object on stdout; its stdout goes to a
  * temporary file, its stderr to /dev/null, and it has 60 s (importing
- * torch takes one or two). Every path it reports is checked against the
- * trees a worker may read, so a misplaced interpreter is refused at plan
- * time in words, not killed by Landlock in the middle of a run.
+ * torch takes one or two). Every path it reports must lie in the trees
+ * every worker may read (the system's library trees) or in the
+ * interpreter's own prefix (a virtual environment's, or an installation's
+ * under /opt): those its workers are then let read, and only those
+ * (nodus_python_info.trees). Anything else is refused at plan time in
+ * words, not killed by Landlock in the middle of a run.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <jansson.h>
@@ -25,6 +28,7 @@
 static const char probe_script[] =
 	"import json, os, sys, sysconfig\n"
 	"r = {'version': sys.version.split()[0], 'prefix': sys.prefix,\n"
+	"     'base_prefix': getattr(sys, 'base_prefix', sys.prefix),\n"
 	"     'libdir': sysconfig.get_config_var('LIBDIR') or '',\n"
 	"     'soname': sysconfig.get_config_var('INSTSONAME') or '',\n"
 	"     'shared': bool(sysconfig.get_config_var('Py_ENABLE_SHARED')),\n"
@@ -52,6 +56,46 @@ static int readable(const char *path)
 			return 1;
 	}
 	return 0;
+}
+
+/* 1 when path lies in the tree root (both resolved), and root is at least
+ * two levels deep: a prefix of "/" or "/opt" would open everything under
+ * it to solution code. */
+static int under_prefix(const char *path, const char *root)
+{
+	char real[4096], top[4096];
+	if (!root || !*root || !realpath(path, real) || !realpath(root, top))
+		return 0;
+	const char *second = strchr(top + 1, '/');
+	if (!top[1] || !second || !second[1])
+		return 0;
+	size_t n = strlen(top);
+	return strncmp(real, top, n) == 0 && (real[n] == '/' || !real[n]);
+}
+
+/* Adds path (resolved) to the ':'-separated list trees; 0, or -1 when it
+ * does not fit or holds a character the list cannot carry. */
+static int add_tree(char *trees, size_t size, const char *path)
+{
+	char real[4096];
+	if (!realpath(path, real) || strpbrk(real, ":\"\\\n"))
+		return -1;
+	size_t used = strlen(trees);
+	if (used + strlen(real) + 2 > size)
+		return -1;
+	snprintf(trees + used, size - used, "%s%s", used ? ":" : "", real);
+	return 0;
+}
+
+/* Where a worker reads path from: 0 (a system tree, or added to p->trees:
+ * the interpreter's own prefix), or -1 (neither, or p->trees is full). */
+static int reach(nodus_python_info *p, const char *path, const char *prefix, const char *base)
+{
+	if (readable(path))
+		return 0;
+	if (!under_prefix(path, prefix) && !under_prefix(path, base))
+		return -1;
+	return add_tree(p->trees, sizeof(p->trees), path);
 }
 
 /* Runs the probe; its stdout into text. */
@@ -103,12 +147,18 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 	snprintf(p->version, sizeof(p->version), "%s",
 		 json_string_value(json_object_get(r, "version")));
 	snprintf(p->torch, sizeof(p->torch), "%s", torch);
-	snprintf(p->home, sizeof(p->home), "%s", json_string_value(json_object_get(r, "prefix")));
+	/* a virtual environment's prefix has no standard library: the
+	 * interpreter's home is its base, and the environment's packages come
+	 * in through sys.path */
+	const char *prefix = json_string_value(json_object_get(r, "prefix"));
+	const char *base = json_string_value(json_object_get(r, "base_prefix"));
+	snprintf(p->home, sizeof(p->home), "%s", base ? base : prefix ? prefix : "");
 	snprintf(p->libpython, sizeof(p->libpython), "%s/%s", libdir, soname);
-	if (!readable(p->libpython))
+	if (reach(p, p->libpython, prefix, base))
 		return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': its library '%s' is missing "
 				 "or outside the trees a worker may read (/lib*, /usr/lib*, "
-				 "/usr/local/lib)", py, p->libpython);
+				 "/usr/local/lib, or the interpreter's own prefix '%s')", py,
+				 p->libpython, prefix ? prefix : "");
 	json_t *path = json_object_get(r, "path");
 	size_t k;
 	json_t *e;
@@ -117,10 +167,13 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 		const char *d = json_string_value(e);
 		if (!d)
 			continue;
-		if (!readable(d))
+		if (reach(p, d, prefix, base))
 			return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': sys.path entry '%s' "
 					 "is outside the trees a worker may read (/lib*, /usr/lib*, "
-					 "/usr/local/lib)", py, d);
+					 "/usr/local/lib, or the interpreter's own prefix '%s' or "
+					 "'%s', two levels deep at least); install its packages into "
+					 "the interpreter's environment", py, d,
+					 prefix ? prefix : "", base ? base : "");
 		if (strpbrk(d, ":\"\\\n") || used + strlen(d) + 2 > sizeof(p->path))
 			return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': sys.path entry '%s' "
 					 "has a colon, quote or backslash, or the path is too long", py, d);
@@ -164,4 +217,62 @@ int nodus__python_probe(const char *interpreter, const nodus_python_info **out, 
 	json_decref(r);
 	nodus_buf_release(&text);
 	return rc;
+}
+
+/* SO_PATH with its ".so" ending replaced by ".read". */
+static int trees_path(const char *so_path, char *out, size_t size)
+{
+	size_t n = strlen(so_path);
+	if (n < 3 || strcmp(so_path + n - 3, ".so") != 0 || n + 3 > size)
+		return -1;
+	snprintf(out, size, "%.*s.read", (int)(n - 3), so_path);
+	return 0;
+}
+
+int nodus__python_trees_write(const char *so_path, const nodus_python_info *info,
+			      nodus_error *err)
+{
+	char path[4200], tmp[4220];
+	if (trees_path(so_path, path, sizeof(path)))
+		return NODUS_ERR(err, NODUS_EINTERNAL, "'%s' is not a shared object's path", so_path);
+	if (!info->trees[0]) {
+		unlink(path);
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fprintf(f, "%s\n", info->trees) > 0;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", path, strerror(e));
+	}
+	return 0;
+}
+
+int nodus__python_trees(const char *so_path, const char **list, int max, char *buf,
+			size_t size)
+{
+	char path[4200];
+	if (!so_path || trees_path(so_path, path, sizeof(path)))
+		return 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	int k = 0;
+	for (char *s = buf; *s && k < max;) {
+		size_t len = strcspn(s, ":");
+		list[k++] = s;
+		if (!s[len])
+			break;
+		s[len] = 0;
+		s += len + 1;
+	}
+	return k;
 }

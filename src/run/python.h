@@ -9,8 +9,10 @@
  * home, module path and torch's version. The answer is cached for the
  * process, per interpreter. The probe refuses an interpreter the worker
  * could not run: one without a shared libpython, one that cannot import
- * torch, or one whose library or module path lies outside the trees a
- * worker's Landlock may read (docs/sandbox.md).
+ * torch, or one whose library or module path lies outside both the trees
+ * every worker's Landlock may read and the interpreter's own prefix
+ * (docs/sandbox.md). What lies in the prefix is listed in trees: a worker
+ * running the interpreter's solutions may read those, read-only.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_PYTHON_H
 #define NODUS_PYTHON_H
@@ -21,9 +23,12 @@ typedef struct nodus_python_info {
 	char interpreter[512];   /* the path the target names */
 	char version[32];        /* sys.version's first word, "3.11.2" */
 	char libpython[1024];    /* its shared library, absolute */
-	char home[512];          /* sys.prefix (the worker's PYTHONHOME) */
+	char home[512];          /* sys.base_prefix, the standard library's (the worker's
+				    PYTHONHOME; a virtual environment's sys.prefix has none) */
 	char path[4096];         /* sys.path without "" and missing entries, ':'-separated */
 	char torch[64];          /* torch.__version__ */
+	char trees[4096];        /* ':'-separated, resolved: sys.path entries and the library
+				    outside the system trees, inside the prefix; "" if none */
 } nodus_python_info;
 
 /* Fills out for interpreter (absolute). Returns 0, or NODUS_ECHILD /
@@ -31,5 +36,18 @@ typedef struct nodus_python_info {
  * pointer returned through *out stays valid for the life of the process. */
 int nodus__python_probe(const char *interpreter, const nodus_python_info **out,
 			nodus_error *err);
+
+/* The trees a python solution's worker may read beside the system's
+ * (info.trees), beside its adapter in the compile cache: nodus__python_
+ * trees_write puts them in SO_PATH's ".read" file (none when there are
+ * none; 0 or NODUS_EIO), nodus__python_trees fills list (at most max
+ * entries, pointing into buf) from it before the worker or the audit
+ * confines itself, and returns how many (0: no file, or not a python
+ * solution's adapter). */
+#define NODUS_PY_MAX_TREES 32
+int nodus__python_trees_write(const char *so_path, const nodus_python_info *info,
+			      nodus_error *err);
+int nodus__python_trees(const char *so_path, const char **list, int max, char *buf,
+			size_t size);
 
 #endif

@@ -54,6 +54,7 @@
 #include "measure/stats.h"
 #include "run/guard.h"
 #include "run/protocol.h"
+#include "run/python.h"
 #include "run/worker.h"
 
 #define RESULT_FD 3
@@ -1319,9 +1320,13 @@ static int sandbox_before_load(struct worker *w, nodus_sandbox_state *sb, nodus_
 	/* /dev/urandom: torch seeds its default generator from it when it is
 	 * imported (a python solution's ENTRY_load, under this ruleset); it
 	 * gives nothing getrandom() does not */
-	const char *files[3] = {NULL, "/dev/urandom", NULL};
+	const char *files[NODUS_PY_MAX_TREES + 3] = {NULL, "/dev/urandom", NULL};
 	files[0] = json_string_value(json_object_get(
 		json_object_get(w->job, w->is_measure ? "candidate" : "reference"), "so"));
+	/* a python solution's interpreter trees outside the system's (a
+	 * virtual environment's packages: run/python.h), read-only */
+	char trees[4200];
+	nodus__python_trees(files[0], files + 2, NODUS_PY_MAX_TREES, trees, sizeof(trees));
 	char cwd[1024];
 	const char *dirs[2];
 	const char *const *read = files[0] ? files : NULL;
