@@ -37,7 +37,7 @@
 
 static const char usage[] =
 	"usage: nodus import kernelbench PROBLEM.py... -o DIR [--python PATH]\n"
-	"                         [--timeout S] [--atol X] [--rtol X]\n"
+	"                         [--backend cpu|cuda] [--timeout S] [--atol X] [--rtol X]\n"
 	"       nodus import kernelbench-candidate FILE.py --problem NAME -o DIR\n"
 	"                         [--name CAND] [--campaign C.json [--expect LABEL]]\n"
 	"                         [--python PATH]\n\n"
@@ -58,6 +58,10 @@ static const char usage[] =
 	"  --python PATH      the interpreter, absolute, that imports torch (default\n"
 	"                     /usr/bin/python3; it also becomes a new campaign's\n"
 	"                     target.python)\n"
+	"  --backend B        where the problem's solutions run, cpu (default) or cuda;\n"
+	"                     a candidate takes its problem's, and so does a new\n"
+	"                     campaign's target (the probe's forward call stays on\n"
+	"                     the cpu)\n"
 	"  --timeout S        seconds one problem's probe may take (default 300)\n"
 	"  --atol X, --rtol X the task's tolerance (default 1e-4 for float32/float64\n"
 	"                     outputs, 1e-3 float16, 1e-2 bfloat16)\n"
@@ -75,6 +79,7 @@ struct import_args {
 	int n_files;
 	const char *dir;                    /* -o */
 	const char *python;                 /* --python */
+	const char *backend;                /* --backend: "cpu" or "cuda" */
 	int timeout_s;                      /* --timeout */
 	nodus_kb_tolerance tol;             /* --atol, --rtol; < 0 = default */
 	const char *problem;                /* --problem */
@@ -107,6 +112,12 @@ static int parse_option(int ch, struct import_args *a)
 	switch (ch) {
 	case 'o': a->dir = optarg; return 0;
 	case 'p': a->python = optarg; return 0;
+	case 'b':
+		if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "cuda") != 0)
+			return nodus_cli_usage_error("import", "--backend: expected cpu or cuda, got "
+						     "'%s'", optarg);
+		a->backend = optarg;
+		return 0;
 	case 'P': a->problem = optarg; return 0;
 	case 'n': a->name = optarg; return 0;
 	case 'c': a->campaign = optarg; return 0;
@@ -133,6 +144,7 @@ static int parse_args(int argc, char **argv, struct import_args *a, int *exit_co
 		{"rtol", required_argument, NULL, 'r'},   {"problem", required_argument, NULL, 'P'},
 		{"name", required_argument, NULL, 'n'},   {"campaign", required_argument, NULL, 'c'},
 		{"expect", required_argument, NULL, 'e'}, {"help", no_argument, NULL, 'h'},
+		{"backend", required_argument, NULL, 'b'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -284,6 +296,8 @@ static int probe_problem(const struct import_args *a, struct problem *p)
 		rc = nodus__kb_problem(p->name, p->path, base ? base + 1 : p->path, probe, &a->tol,
 				       &p->task, &p->workload, &p->solution, &p->notes, &err);
 	json_decref(probe);
+	if (!rc)
+		json_object_set_new(p->solution, "backend", json_string(a->backend));
 	if (rc) {
 		nodus_cli_print_error(&err);
 		return nodus_cli_exit_for(rc);
@@ -426,14 +440,15 @@ static json_t *pair(const char *w, const char *cand, const char *ref, const char
 }
 
 /* A new campaign: the pair, the reference's A/A pair, isolated. */
-static json_t *fresh_campaign(const struct import_args *a, const char *ref)
+static json_t *fresh_campaign(const struct import_args *a, const char *ref, const char *backend)
 {
 	return json_pack("{s:s, s:i, s:s, s:[], s:[], s:[], s:[o], s:{s:i}, s:[{s:s, s:s}],"
 			 " s:{s:s, s:s, s:n, s:s}}",
 			 "kind", "campaign", "format", 1, "name", a->problem, "tasks", "workloads",
 			 "solutions", "pairs", pair(a->problem, ref, ref, "EQUIVALENT"), "judge",
 			 "seed", 1, "conditions", "name", "isolated", "kind", "isolated", "target",
-			 "backend", "cpu", "profile", "this machine's CPU",
+			 "backend", backend, "profile",
+			 strcmp(backend, "cuda") == 0 ? "this machine's GPU" : "this machine's CPU",
 			 "price_per_device_hour_usd", "python", a->python);
 }
 
@@ -520,11 +535,12 @@ static int replace_campaign(const char *path, json_t *c)
 	return rc;
 }
 
-static int import_campaign(const struct import_args *a, const char *cand, const char *ref)
+static int import_campaign(const struct import_args *a, const char *cand, const char *ref,
+			   const char *backend)
 {
 	char bak[PATH_MAX];
 	int exists = access(a->campaign, F_OK) == 0;
-	json_t *c = exists ? load_campaign(a->campaign) : fresh_campaign(a, ref);
+	json_t *c = exists ? load_campaign(a->campaign) : fresh_campaign(a, ref, backend);
 	if (!c)
 		return NODUS_EXIT_USAGE;
 	int rc = add_pair(a, c, cand, ref);
@@ -566,6 +582,10 @@ static int candidate_doc(const struct import_args *a, const char *cand, const ch
 	const char *base = strrchr(src, '/');
 	*doc = nodus__kb_candidate(cand, a->problem, base ? base + 1 : src,
 				   json_object_get(py, "init"));
+	/* the problem's backend, whatever --backend says: a pair has one */
+	const char *backend = json_string_value(json_object_get(ref, "backend"));
+	if (*doc && backend)
+		json_object_set_new(*doc, "backend", json_string(backend));
 	json_decref(ref);
 	return *doc ? 0 : NODUS_EXIT_INTERNAL;
 }
@@ -597,13 +617,18 @@ static int import_candidate(const struct import_args *a)
 		rc = write_json(path, doc);
 	if (!rc && !keep)
 		rc = copy_file(a->files[0], dst);
+	char backend[8];
+	snprintf(backend, sizeof(backend), "%s",
+		 doc && json_string_value(json_object_get(doc, "backend"))
+			 ? json_string_value(json_object_get(doc, "backend"))
+			 : "cpu");
 	json_decref(doc);
 	if (rc)
 		return rc;
 	char ref[NODUS_KB_NAME_MAX + 8];
 	snprintf(ref, sizeof(ref), "%s_ref", a->problem);
 	if (a->campaign)
-		return import_campaign(a, cand, ref);
+		return import_campaign(a, cand, ref, backend);
 	printf("\nthe pair, for a campaign's \"pairs\" (with solutions/%s.json in its \"solutions\"):\n"
 	       "  {\"workload\": \"%s\", \"candidate\": \"%s\", \"reference\": \"%s\"}\n"
 	       "or run again with --campaign C.json to add it\n", cand, a->problem, cand, ref);
@@ -612,7 +637,7 @@ static int import_candidate(const struct import_args *a)
 
 int nodus_cmd_import(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
-	struct import_args a = {.python = "/usr/bin/python3", .timeout_s = 300,
+	struct import_args a = {.python = "/usr/bin/python3", .backend = "cpu", .timeout_s = 300,
 				.tol = {.atol = -1, .rtol = -1}};
 	int exit_code = NODUS_EXIT_OK;
 	(void)ctx;

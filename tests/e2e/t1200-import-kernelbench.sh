@@ -16,7 +16,9 @@
 #      never overwritten; an unknown --problem;
 #   4. --campaign: a new campaign that `nodus check` accepts, then one more
 #      pair with the previous content kept as C.json.bak1; the same pair
-#      again is refused and the campaign left as it was.
+#      again is refused and the campaign left as it was;
+#   5. --backend cuda writes cuda solutions and a cuda campaign; a backend
+#      nodus does not have is refused.
 # Without /usr/bin/python3 importing torch it prints "skipped: no torch".
 # ------------------------------------------------------------------------
 set -u
@@ -142,6 +144,22 @@ rm "$tmp/two/solutions/relu_chain_plus_one.json"
 	fail "4.8 the same pair again: $(cat "$tmp/err")"
 cmp -s "$tmp/c2.json" "$c" || fail "4.9 a refused pair changed the campaign"
 [ -e "$c.bak2" ] && fail "4.10 a refused pair left a backup"
+
+# 5. --backend cuda: the problem's reference, its candidate and a new
+# campaign's target say cuda (no GPU needed: plan is not run)
+"$NODUS" import kernelbench --backend cuda "$kb/solutions/relu_chain.py" -o "$tmp/gpu" >/dev/null 2>"$tmp/err" ||
+	fail "5.1 exited $?: $(cat "$tmp/err")"
+"$NODUS" import kernelbench-candidate "$kb/solutions/relu_chain_double.py" --problem relu_chain -o "$tmp/gpu" \
+	--campaign "$tmp/gpu/campaign.json" >/dev/null 2>"$tmp/err" || fail "5.2 exited $?: $(cat "$tmp/err")"
+python3 - "$tmp/gpu" <<'PYS' || fail "5.3 the backend of the documents"
+import json, sys
+d = sys.argv[1]
+got = [json.load(open(f"{d}/solutions/{n}.json"))["backend"] for n in ("relu_chain_ref", "relu_chain_double")]
+got.append(json.load(open(f"{d}/campaign.json"))["target"]["backend"])
+assert got == ["cuda"] * 3, got
+PYS
+"$NODUS" import kernelbench --backend tpu "$kb/solutions/relu_chain.py" -o "$tmp/tpu" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "backend: expected cpu or cuda, got 'tpu'" "$tmp/err" || fail "5.4 --backend tpu: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "t1200: the bundled kernelbench suite is a fresh import; bad problems refused in words"
 test_exit

@@ -64,7 +64,7 @@ for pid, status, label, guard, msg in db.execute(
         "SELECT pair_id, status, label, guard, message FROM records WHERE final = 1 ORDER BY id"):
     final[pid.split("/")[1]] = (status, label, guard, msg)
 bad = 0
-CORRECT = {"FASTER", "SLOWER", "TIED", "UNDECIDED"}
+CORRECT = {"FASTER", "SLOWER", "TIED", "AMBIGUOUS"}
 for cand, want in [("vector_scale_torch", CORRECT), ("vector_scale_torch_aa", {"TIED"}),
                    ("vector_scale_module", CORRECT), ("vector_scale_inline", {"LOAD_ERROR"}),
                    ("vector_scale_side_stream", None), ("vector_scale_triton", None)]:
