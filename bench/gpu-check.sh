@@ -47,6 +47,12 @@
 #     bash bench/gpu-check.sh torch         python (torch) solutions on cuda:
 #                                           tests/gpu/test-gpu-torch.sh build-gpu
 #                                           (suites/torch-cuda, python3 on PATH)
+#     bash bench/gpu-check.sh kernelbench [import nodus kb summary]
+#                                           the side-by-side study with KernelBench's
+#                                           evaluator (bench/kernelbench-side-by-side.sh;
+#                                           KB: a KernelBench checkout, default .kb;
+#                                           KBOUT its working folder, default .kb-out,
+#                                           to carry back and go on)
 # Logs, databases and reports go to $OUT (8 files at most come back); a short
 # table is printed last. The script never changes clocks, power, compute mode
 # or MIG and never resets the GPU; an MPS daemon is started only by nodus
@@ -367,8 +373,27 @@ elif [ "$mode" = torch ]; then
 	rc=$?
 	cat "$OUT/torch.txt"
 	row "test-gpu-torch" "$([ $rc = 0 ] && echo PASS || { [ $rc = 77 ] && echo SKIPPED || echo FAILED; })"
+elif [ "$mode" = kernelbench ]; then
+	# the phases named (default all four) in order, in KBOUT, which a
+	# later call may carry back to go on (--resume, kb.jsonl)
+	KB=${KB:-$PWD/.kb}
+	KBOUT=${KBOUT:-$PWD/.kb-out}
+	shift
+	phases=("$@")
+	[ ${#phases[@]} -eq 0 ] && phases=(import nodus kb summary)
+	for ph in "${phases[@]}"; do
+		t0=$(date +%s)
+		step "kernelbench $ph"
+		NODUS="$N" bash bench/kernelbench-side-by-side.sh "$ph" "$KB" "$KBOUT" ${KB_ARGS:-} >>"$log" 2>&1
+		rc=$?
+		row "kernelbench $ph" "exit $rc, $(elapsed "$t0")"
+	done
+	for f in import.tsv report.txt summary.txt kb.jsonl run.txt; do
+		[ -f "$KBOUT/$f" ] && cp "$KBOUT/$f" "$OUT/kb-$f"
+	done
+	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 

@@ -46,7 +46,7 @@ static const char usage[] =
 	"reference DIR/solutions/NAME_ref.json beside a copy of the file (NAME: the file's\n"
 	"name; a leading digit gets 'kb_'). Shapes and dtypes come from running the file\n"
 	"once with the interpreter (get_init_inputs(), get_inputs(), one forward call on\n"
-	"the cpu); the values are nodus's declared draws, not get_inputs()'s: floating\n"
+	"the cpu, or the GPU: --backend); the values are nodus's declared draws, not get_inputs()'s: floating\n"
 	"inputs normal(0, 1) with variants, integer inputs the range get_inputs() gave\n"
 	"(said on stderr and in the task's description).\n\n"
 	"kernelbench-candidate: a ModelNew file becomes the solution DIR/solutions/CAND.json\n"
@@ -60,8 +60,8 @@ static const char usage[] =
 	"                     target.python)\n"
 	"  --backend B        where the problem's solutions run, cpu (default) or cuda;\n"
 	"                     a candidate takes its problem's, and so does a new\n"
-	"                     campaign's target (the probe's forward call stays on\n"
-	"                     the cpu)\n"
+	"                     campaign's target; with cuda the probe's forward call\n"
+	"                     runs on the GPU where torch sees one\n"
 	"  --timeout S        seconds one problem's probe may take (default 300)\n"
 	"  --atol X, --rtol X the task's tolerance (default 1e-4 for float32/float64\n"
 	"                     outputs, 1e-3 float16, 1e-2 bfloat16)\n"
@@ -291,7 +291,7 @@ static int probe_problem(const struct import_args *a, struct problem *p)
 	json_t *probe = NULL;
 	const char *base = strrchr(p->path, '/');
 	nodus__kb_name(p->path, p->name, sizeof(p->name));
-	int rc = nodus__kb_probe(a->python, p->path, a->timeout_s * 1000, &probe, &err);
+	int rc = nodus__kb_probe(a->python, p->path, a->backend, a->timeout_s * 1000, &probe, &err);
 	if (!rc)
 		rc = nodus__kb_problem(p->name, p->path, base ? base + 1 : p->path, probe, &a->tol,
 				       &p->task, &p->workload, &p->solution, &p->notes, &err);

@@ -30,10 +30,10 @@
 #define MAX_AXES 16
 
 /* Runs the probe with its answer into the file result. */
-static int run_probe(const char *python, const char *problem, const char *result, int timeout_ms,
-		     nodus_error *err)
+static int run_probe(const char *python, const char *problem, const char *result,
+		     const char *device, int timeout_ms, nodus_error *err)
 {
-	const char *argv[] = {python, "-I", "-c", nodus__kb_probe_py, problem, result, NULL};
+	const char *argv[] = {python, "-I", "-c", nodus__kb_probe_py, problem, result, device, NULL};
 	nodus_child_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
@@ -50,15 +50,16 @@ static int run_probe(const char *python, const char *problem, const char *result
 	if (rc == 128 + SIGKILL && nodus_now_ns() - t0 >= (uint64_t)timeout_ms * 1000000u)
 		return NODUS_ERR_AT(err, NODUS_ETIMEOUT, problem, 0, 0, "",
 				    "the probe (the problem's module code, get_init_inputs(), "
-				    "get_inputs() and one forward call on the cpu) did not finish "
-				    "within %d s (--timeout)", timeout_ms / 1000);
+				    "get_inputs() and one forward call on the %s) did not finish "
+				    "within %d s (--timeout)", device, timeout_ms / 1000);
 	if (rc)
 		return NODUS_ERR_AT(err, NODUS_ECHILD, problem, 0, 0, "",
 				    "'%s' running the probe exited with status %d", python, rc);
 	return 0;
 }
 
-int nodus__kb_probe(const char *python, const char *problem, int timeout_ms, json_t **out,
+int nodus__kb_probe(const char *python, const char *problem, const char *device, int timeout_ms,
+		    json_t **out,
 		    nodus_error *err)
 {
 	char result[] = "/tmp/nodus-kb-probe-XXXXXX";
@@ -67,7 +68,7 @@ int nodus__kb_probe(const char *python, const char *problem, int timeout_ms, jso
 	if (fd < 0)
 		return NODUS_ERR(err, NODUS_EIO, "cannot create a temporary file: %s", strerror(errno));
 	close(fd);
-	int rc = run_probe(python, problem, result, timeout_ms, err);
+	int rc = run_probe(python, problem, result, device, timeout_ms, err);
 	json_error_t je;
 	json_t *r = rc ? NULL : json_load_file(result, 0, &je);
 	unlink(result);

@@ -27,14 +27,15 @@
 
 #define NODUS_KB_NAME_MAX 56 /* a task name's length, so NAME_ref fits 63 */
 
-/* Runs python (absolute path) on problem with the probe, killing it after
+/* Runs python (absolute path) on problem with the probe, its forward calls
+ * on device ("cuda" where torch sees a GPU, else "cpu"), killing it after
  * timeout_ms. Returns 0 with *out the probe's answer (a new reference:
  * json_decref), or NODUS_EINVAL with err located in the problem (FILE:LINE
  * of the Python error, its last traceback line in the message),
  * NODUS_ETIMEOUT, NODUS_ECHILD (the interpreter could not run or died),
  * NODUS_EIO. */
-int nodus__kb_probe(const char *python, const char *problem, int timeout_ms, json_t **out,
-		    nodus_error *err);
+int nodus__kb_probe(const char *python, const char *problem, const char *device, int timeout_ms,
+		    json_t **out, nodus_error *err);
 
 /* What nodus__kb_problem writes into a task. */
 typedef struct nodus_kb_tolerance {

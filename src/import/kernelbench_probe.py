@@ -3,10 +3,12 @@
 # kernelbench_probe.py: what `nodus import kernelbench` learns from one
 # KernelBench-format problem file, by running it once with the user's
 # interpreter (embedded into the nodus binary by embed-probe.cmake; run as
-# `PYTHON -I -c SCRIPT PROBLEM.py RESULT.json`).
+# `PYTHON -I -c SCRIPT PROBLEM.py RESULT.json DEVICE`).
 #
 # It executes the problem (its module-level code, get_init_inputs(),
-# get_inputs(), Model(*init) and one forward call on the cpu) and writes
+# get_inputs(), Model(*init) and one forward call on DEVICE: "cuda" when
+# the import is for cuda and torch sees a GPU, where KernelBench's large
+# level 1 sizes take a fraction of the cpu's time, else "cpu") and writes
 # one JSON object to RESULT.json, never to stdout (the problem may print):
 #   {"inputs": [{"name", "dtype", "shape", "floating", "min", "max"}],
 #    "outputs": [{"dtype", "shape"}], "init": [numbers or booleans],
@@ -26,6 +28,7 @@ import sys
 import traceback
 
 problem, result = sys.argv[1], sys.argv[2]
+want_device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}$")
 DTYPES = {"float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8"}
 
@@ -134,11 +137,12 @@ if len(names) != len(ins) or len(set(names)) != len(names) or not all(NAME.match
 for d, n in zip(ins, names):
     d["name"] = n
 
+device = "cuda" if want_device == "cuda" and torch.cuda.is_available() else "cpu"
 torch.manual_seed(0)
 try:
     with torch.no_grad():
-        model = Model(*init)
-        out = model(*[t.clone() for t in inputs])
+        model = Model(*init).to(device)
+        out = model(*[t.to(device, copy=True) for t in inputs])
 except BaseException as e:
     fail_exc("Model(*get_init_inputs())(*get_inputs())", e)
 fl = line_of(Model.forward)
@@ -162,9 +166,9 @@ def shrink(v):
 def smaller(t, d, var):
     shape = [shrink(v) if v in var else v for v in d["shape"]]
     if t.is_floating_point():
-        return torch.randn(shape, dtype=t.dtype)
+        return torch.randn(shape, dtype=t.dtype, device=device)
     lo, hi = int(d.get("min", 0)), int(d.get("max", 0))
-    return torch.randint(lo, hi + 1, shape, dtype=t.dtype)
+    return torch.randint(lo, hi + 1, shape, dtype=t.dtype, device=device)
 
 
 fixed = {v for v in init if type(v) is int}

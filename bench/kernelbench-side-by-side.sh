@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# kernelbench-side-by-side.sh: nodus and KernelBench's own evaluator on the
+# same KernelBench level 1 problems, on one GPU (issue 20, "Side by side").
+#
+#     bash bench/kernelbench-side-by-side.sh import KB OUT
+#     bash bench/kernelbench-side-by-side.sh nodus  KB OUT [PROBLEM_NUMBER...]
+#     bash bench/kernelbench-side-by-side.sh kb     KB OUT [REPS]
+#     bash bench/kernelbench-side-by-side.sh summary KB OUT
+#
+# KB is a KernelBench checkout (KB/KernelBench/level1, KB/src); nothing of it
+# is committed to nodus. NODUS names the nodus binary (default
+# build-gpu/nodus), PY the interpreter with a CUDA torch (default the
+# python3 on PATH, not resolved: a venv's link leads to its base), BACKEND
+# the backend (default cuda; cpu tries the script on a machine without GPU).
+#   import   every level 1 problem, one `nodus import kernelbench --backend
+#            cuda` each (four at a time), into OUT/suite; OUT/import.tsv has
+#            one line per problem: number, exit status, seconds, the error's
+#            first line.
+#   nodus    the A/A pairs of the problems named (default: 1, 40 and 88,
+#            the issue's, then the imported problems of at most 1 GiB of
+#            tensors, in number order, up to 8): the problem against itself
+#            (one file, the same content hash) and against a copy whose
+#            class is renamed ModelNew (what KernelBench evaluates, another
+#            hash); planned, run under `isolated` into OUT/nodus.db
+#            (--resume: a second call goes on), reported as JSON.
+#   kb       KernelBench's eval_kernel_against_ref on the renamed copy
+#            against the problem, REPS times each (default 10), as its
+#            run_and_check.py configures it (bench/kernelbench/kb_eval.py),
+#            into OUT/kb.jsonl (a second call goes on where it stopped).
+#   summary  bench/kernelbench/summary.py: per problem, nodus's labels and
+#            KernelBench's share of "faster" evaluations, GPU-seconds per
+#            evaluation and per decided label.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: kernelbench-side-by-side.sh import|nodus|kb|summary KB OUT ...}
+KB=${2:?the KernelBench checkout}
+OUT=${3:?the output directory}
+shift 3
+N=${NODUS:-$PWD/build-gpu/nodus}
+PY=${PY:-$(command -v python3)}
+BACKEND=${BACKEND:-cuda}
+export BACKEND
+L1=$KB/KernelBench/level1
+suite=$OUT/suite
+mkdir -p "$OUT" "$suite"
+[ -d "$L1" ] || { echo "kernelbench-side-by-side: no $L1 (expected a KernelBench checkout)" >&2; exit 2; }
+
+case $mode in
+import)
+	: >"$OUT/import.tsv"
+	one() { # one problem: its own output directory, merged after
+		local f=$1 n s rc e
+		n=$(basename "$f" .py)
+		mkdir -p "$OUT/import/$n"
+		s=$(date +%s.%N)
+		"$N" import kernelbench --backend "$BACKEND" --python "$PY" --timeout 240 "$f" \
+			-o "$OUT/import/$n" >"$OUT/import/$n/out.txt" 2>"$OUT/import/$n/err.txt"
+		rc=$?
+		e=$(date +%s.%N)
+		printf '%s\t%s\t%.1f\t%s\n' "${n%%_*}" "$rc" "$(echo "$e - $s" | bc)" \
+			"$(grep -m1 '^nodus: ' "$OUT/import/$n/err.txt" | tr '\t' ' ' | cut -c1-300)" \
+			>"$OUT/import/$n/status.tsv"
+	}
+	export -f one
+	export N PY OUT
+	ls "$L1"/*.py | xargs -P 4 -I{} bash -c 'one "$@"' _ {}
+	for d in "$OUT"/import/*/; do
+		cat "$d/status.tsv" >>"$OUT/import.tsv"
+		for sub in tasks workloads solutions; do
+			[ -d "$d/$sub" ] && mkdir -p "$suite/$sub" && cp -n "$d/$sub"/* "$suite/$sub/"
+		done
+	done
+	sort -n -o "$OUT/import.tsv" "$OUT/import.tsv"
+	ok=$(awk -F'\t' '$2 == 0' "$OUT/import.tsv" | wc -l)
+	echo "kernelbench-side-by-side: imported $ok of $(wc -l <"$OUT/import.tsv") level 1 problems (OUT/import.tsv)"
+	;;
+nodus)
+	"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" "$@" || exit 1
+	"$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1 ||
+		{ cat "$OUT/plan.txt"; exit 1; }
+	resume=()
+	[ -f "$OUT/nodus.db" ] && resume=(--resume)
+	"$N" run "$OUT/plan.json" --db "$OUT/nodus.db" --cache "$OUT/cache" "${resume[@]}" \
+		>"$OUT/run.txt" 2>&1
+	rc=$?
+	"$N" report "$OUT/nodus.db" --format json -o "$OUT/report.json" >/dev/null 2>&1
+	"$N" report "$OUT/nodus.db" >"$OUT/report.txt" 2>&1
+	echo "kernelbench-side-by-side: nodus run exited $rc"
+	exit $rc
+	;;
+kb)
+	"$PY" bench/kernelbench/kb_eval.py --kernelbench "$KB/src" --pairs "$OUT/kb-pairs.json" \
+		--reps "${1:-10}" -o "$OUT/kb.jsonl"
+	;;
+summary)
+	"$PY" bench/kernelbench/summary.py "$OUT"
+	;;
+*)
+	echo "kernelbench-side-by-side: unknown mode '$mode' (import, nodus, kb, summary)" >&2
+	exit 2
+	;;
+esac
