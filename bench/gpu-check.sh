@@ -388,7 +388,7 @@ elif [ "$mode" = kernelbench ]; then
 		rc=$?
 		row "kernelbench $ph" "exit $rc, $(elapsed "$t0")"
 	done
-	for f in import.tsv report.txt summary.txt kb.jsonl run.txt; do
+	for f in import.tsv report.txt summary.txt kb.jsonl; do
 		[ -f "$KBOUT/$f" ] && cp "$KBOUT/$f" "$OUT/kb-$f"
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
