@@ -16,7 +16,8 @@
 #            cuda` each (IMPORT_JOBS at a time, default 4; none started
 #            after the epoch second IMPORT_DEADLINE), into OUT/suite;
 #            OUT/import.tsv has one line per problem: number, exit status,
-#            seconds, the error's first line.
+#            seconds, the error's first line. A second call keeps what was
+#            imported and tries the others again.
 #   nodus    the A/A pairs of the problems named (default: 1, 40 and 88,
 #            the issue's, then the imported problems of at most 1 GiB of
 #            tensors, in number order, up to 8): the problem against itself
@@ -52,6 +53,9 @@ import)
 	one() { # one problem: its own output directory, merged after
 		local f=$1 n s rc e
 		n=$(basename "$f" .py)
+		# imported by an earlier call: kept (a second call tries the others)
+		[ "$(cut -f2 "$OUT/import/$n/status.tsv" 2>/dev/null)" = 0 ] && return
+		rm -rf "$OUT/import/$n"
 		mkdir -p "$OUT/import/$n"
 		if [ "$(date +%s)" -ge "${IMPORT_DEADLINE:-99999999999}" ]; then
 			printf '%s	-	0	not run: IMPORT_DEADLINE passed\n' "${n%%_*}" >"$OUT/import/$n/status.tsv"

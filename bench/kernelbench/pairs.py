@@ -31,7 +31,7 @@ def tensor_bytes(task, workload):
     total = 0
     for t in task["inputs"] + task["outputs"]:
         n = 1
-        for d in t["shape"]:
+        for d in t["shape"] or []:  # null: a scalar
             n *= d if isinstance(d, int) else axes.get(d, task["axes"].get(d, {}).get("value", 1))
         total += n * DTYPE_BYTES[t["dtype"]]
     return total

@@ -28,7 +28,7 @@
  *   NODUS_PY_HOME       its sys.prefix (PYTHONHOME)
  *   NODUS_PY_PATH       its sys.path, entries separated by ':'
  *   NODUS_PY_INIT       a module's constructor arguments, a JSON array of
- *                       numbers and booleans (python.init; "[]")
+ *                       numbers, booleans and tuples of them (python.init; "[]")
  *   NODUS_PY_CUDA       1 on the cuda backend (optional, default 0): the
  *                       tensors are cuda tensors of the harness's device
  *                       and every call runs on the harness's stream
@@ -344,7 +344,7 @@ static const char bootstrap[] =
 	"(style module)')\n"
 	"        torch.manual_seed(PARAM_SEED)\n"
 	"        import json\n"
-	"        model = obj(*json.loads(init))\n"
+	"        model = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])\n"
 	"        redraw(model)\n"
 	"        def call(ins, outs, stream):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"

@@ -11,7 +11,7 @@
 # level 1 sizes take a fraction of the cpu's time, else "cpu") and writes
 # one JSON object to RESULT.json, never to stdout (the problem may print):
 #   {"inputs": [{"name", "dtype", "shape", "floating", "min", "max"}],
-#    "outputs": [{"dtype", "shape"}], "init": [numbers or booleans],
+#    "outputs": [{"dtype", "shape"}], "init": [numbers, booleans, tuples as arrays],
 #    "constants": [[name, int value], ...] (module-level ints, in order),
 #    "var": [sizes that may vary in the judge's shape probe], "fixed_why":
 #    "" or why none may, "torch": version}
@@ -96,10 +96,17 @@ except BaseException as e:
 if len(init) > 16:
     fail(f"get_init_inputs() returned {len(init)} values, nodus's python.init takes at most 16",
          problem, line_of(ns["get_init_inputs"]))
+def scalar(v):
+    return type(v) in (bool, int, float)
+
+
 for k, v in enumerate(init):
-    if type(v) not in (bool, int, float):
-        fail(f"get_init_inputs() item {k}: expected a number or a boolean (nodus's python.init), "
-             f"got {type(v).__name__}", problem, line_of(ns["get_init_inputs"]))
+    if type(v) in (tuple, list) and 1 <= len(v) <= 8 and all(scalar(x) for x in v):
+        pass  # a tuple: a JSON array in python.init, passed as a tuple again
+    elif not scalar(v):
+        fail(f"get_init_inputs() item {k}: expected a number, a boolean or a tuple of up to 8 "
+             f"of them (nodus's python.init), got {type(v).__name__}", problem,
+             line_of(ns["get_init_inputs"]))
 
 try:
     inputs = list(ns["get_inputs"]())
@@ -171,7 +178,7 @@ def smaller(t, d, var):
     return torch.randint(lo, hi + 1, shape, dtype=t.dtype, device=device)
 
 
-fixed = {v for v in init if type(v) is int}
+fixed = {x for v in init for x in (v if isinstance(v, (list, tuple)) else [v]) if type(x) is int}
 var = sorted({v for d in ins for v in d["shape"] if v not in fixed and shrink(v) != v})
 why = ""
 if var:

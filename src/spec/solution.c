@@ -173,7 +173,8 @@ static void sol_sources(nodus__vctx *v, const json_t *j, const char *dir, nodus_
 }
 
 /* python.init: the module's constructor arguments (KernelBench's
- * get_init_inputs()), at most 16 numbers or booleans, module style only;
+ * get_init_inputs()), at most 16 numbers, booleans or tuples of up to 8 of
+ * them (arrays), module style only;
  * kept as compact JSON, which is hashed and handed to the adapter. */
 static void py_init(nodus__vctx *v, const json_t *j, nodus_solution *s)
 {
@@ -190,8 +191,23 @@ static void py_init(nodus__vctx *v, const json_t *j, nodus_solution *s)
 		char got[96];
 		nodus__v_describe(e, got, sizeof(got));
 		nodus__v_push_index(v, (size_t)k);
-		if (!json_is_number(e) && !json_is_boolean(e))
-			nodus__v_err(v, 0, "expected a number or a boolean, got %s", got);
+		if (json_is_array(e)) {
+			/* a tuple (a kernel size, a normalized shape): the adapter
+			 * passes it as one */
+			int m = nodus__v_array(v, e, 1, 8, "tuple items");
+			for (int i = 0; i < m; i++) {
+				const json_t *x = json_array_get(e, (size_t)i);
+				nodus__v_push_index(v, (size_t)i);
+				if (!json_is_number(x) && !json_is_boolean(x)) {
+					nodus__v_describe(x, got, sizeof(got));
+					nodus__v_err(v, 0, "expected a number or a boolean, got %s", got);
+				}
+				nodus__v_pop(v);
+			}
+		} else if (!json_is_number(e) && !json_is_boolean(e)) {
+			nodus__v_err(v, 0, "expected a number, a boolean or a tuple of them (an array), "
+					   "got %s", got);
+		}
 		nodus__v_pop(v);
 	}
 	char *text = n > 0 ? json_dumps(j, JSON_COMPACT) : NULL;

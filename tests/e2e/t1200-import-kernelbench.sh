@@ -18,7 +18,10 @@
 #      pair with the previous content kept as C.json.bak1; the same pair
 #      again is refused and the campaign left as it was;
 #   5. --backend cuda writes cuda solutions and a cuda campaign; a backend
-#      nodus does not have is refused.
+#      nodus does not have is refused;
+#   6. a tuple argument of get_init_inputs() (a kernel size) is kept as an
+#      array in python.init and reaches the constructor as a tuple: the pair
+#      runs.
 # Without /usr/bin/python3 importing torch it prints "skipped: no torch".
 # ------------------------------------------------------------------------
 set -u
@@ -160,6 +163,50 @@ assert got == ["cuda"] * 3, got
 PYS
 "$NODUS" import kernelbench --backend tpu "$kb/solutions/relu_chain.py" -o "$tmp/tpu" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "backend: expected cpu or cuda, got 'tpu'" "$tmp/err" || fail "5.4 --backend tpu: $(cat "$tmp/err")"
+
+# 6. a tuple in get_init_inputs() (a kernel size): python.init keeps it as
+# an array, the constructor gets a tuple again, and the pair runs
+mkdir -p "$tmp/tup"
+cat >"$tmp/tup/conv_asym.py" <<'PYS'
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, channels, kernel_size):
+        super().__init__()
+        assert isinstance(kernel_size, tuple), type(kernel_size)
+        self.conv = nn.Conv2d(channels, channels, kernel_size, padding=(1, 2), bias=False)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.rand(2, 4, 16, 16)]
+
+
+def get_init_inputs():
+    return [4, (3, 5)]
+PYS
+sed 's/\bModel\b/ModelNew/g' "$tmp/tup/conv_asym.py" >"$tmp/tup/conv_asym_new.py"
+"$NODUS" import kernelbench "$tmp/tup/conv_asym.py" -o "$tmp/tup/out" >/dev/null 2>"$tmp/err" ||
+	fail "6.1 a tuple argument: exited $?: $(cat "$tmp/err")"
+"$NODUS" import kernelbench-candidate "$tmp/tup/conv_asym_new.py" --problem conv_asym -o "$tmp/tup/out" \
+	--campaign "$tmp/tup/out/campaign.json" >/dev/null 2>"$tmp/err" || fail "6.2 exited $?: $(cat "$tmp/err")"
+python3 -c 'import json, sys; i = json.load(open(sys.argv[1]))["python"]["init"]; sys.exit(i != [4, [3, 5]])' \
+	"$tmp/tup/out/solutions/conv_asym_ref.json" || fail "6.3 python.init is not [4, [3, 5]]"
+relax_isolation "$tmp/tup/out/campaign.json" 1000
+set_judge "$tmp/tup/out/campaign.json" max_rounds 10
+if "$NODUS" plan "$tmp/tup/out/campaign.json" -o "$tmp/tup/plan.json" >"$tmp/out" 2>&1; then
+	"$NODUS" run "$tmp/tup/plan.json" --db "$tmp/tup/r.db" -q 2>"$tmp/err" || fail "6.5 run exited $?: $(cat "$tmp/err")"
+	n=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+	    \"SELECT COUNT(*) FROM records WHERE final = 1 AND status = 'OK'\").fetchone()[0])" "$tmp/tup/r.db")
+	[ "$n" = 2 ] || fail "6.6 $n of 2 pairs OK: $(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+	    'SELECT status, message FROM records WHERE final = 1').fetchall())" "$tmp/tup/r.db" | head -c 600)"
+else
+	fail "6.4 plan: $(cat "$tmp/out")"
+fi
 
 [ "$fails" -eq 0 ] && echo "t1200: the bundled kernelbench suite is a fresh import; bad problems refused in words"
 test_exit

@@ -55,7 +55,7 @@ echo "test-gpu-torch: interpreter $PY ($("$PY" -I -c 'import torch; print("torch
 	{ cat "$tmp/plan.out"; echo "FAIL: plan"; exit 1; }
 "$tmp/bin/nodus" run "$tmp/plan.json" --cache "$tmp/cache" --db "$tmp/r.db" -q >"$tmp/run.out" 2>&1 ||
 	{ tail -30 "$tmp/run.out"; echo "FAIL: run exited $?"; exit 1; }
-"$tmp/bin/nodus" report --db "$tmp/r.db" >"$tmp/report.txt" 2>&1 || true
+"$tmp/bin/nodus" report "$tmp/r.db" >"$tmp/report.txt" 2>&1 || true
 "$PY" - "$tmp/r.db" <<'PYEOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
