@@ -55,8 +55,9 @@ def main():
     if want:
         missing = [n for n in want if n not in problems]
         if missing:
-            sys.exit(f"pairs.py: problems {missing} were not imported (OUT/import.tsv says why)")
-        chosen = want
+            print(f"pairs.py: problems {missing} were not imported (OUT/import.tsv says why): "
+                  "left out", file=sys.stderr)
+        chosen = [n for n in want if n in problems]
     else:
         chosen = [n for n in DEFAULT if n in problems and problems[n][2] <= CAP]
         chosen += [n for n in sorted(problems) if n not in chosen and problems[n][2] <= CAP]
