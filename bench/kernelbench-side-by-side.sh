@@ -23,7 +23,8 @@
 #            tensors, in number order, up to 8): the problem against itself
 #            (one file, the same content hash) and against a copy whose
 #            class is renamed ModelNew (what KernelBench evaluates, another
-#            hash); planned, run under `isolated` into OUT/nodus.db
+#            hash); planned (the problems the judge audit refuses are left
+#            out, OUT/audit-refused.txt says why), run under `isolated` into OUT/nodus.db
 #            (--resume: a second call goes on), reported as JSON.
 #   kb       KernelBench's eval_kernel_against_ref on the renamed copy
 #            against the problem, REPS times each (default 10), as its
@@ -87,8 +88,20 @@ import)
 	;;
 nodus)
 	"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" "$@" || exit 1
-	"$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1 ||
-		{ cat "$OUT/plan.txt"; exit 1; }
+	if ! "$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1; then
+		# the problems the judge audit refuses are left out, and said
+		# (OUT/audit-refused.txt); the others are planned again
+		cat "$OUT/plan.txt"
+		cp "$OUT/plan.txt" "$OUT/audit-refused.txt"
+		keep=$(awk '/^(PASS|FAIL) kb_/ { split($2, a, "/"); n = a[1]; sub(/^kb_/, "", n); sub(/_.*/, "", n)
+			if ($1 == "PASS") ok[n] = 1; else bad[n] = 1 }
+			END { for (n in ok) if (!(n in bad)) print n }' "$OUT/plan.txt" | sort -n | tr '\n' ' ')
+		[ -n "$keep" ] || { echo "kernelbench-side-by-side: the audit refused every problem"; exit 1; }
+		echo "kernelbench-side-by-side: planning again with the problems the audit passed: $keep"
+		"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" $keep || exit 1
+		"$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1 ||
+			{ cat "$OUT/plan.txt"; exit 1; }
+	fi
 	resume=()
 	[ -f "$OUT/nodus.db" ] && resume=(--resume)
 	"$N" run "$OUT/plan.json" --db "$OUT/nodus.db" --cache "$OUT/cache" "${resume[@]}" \

@@ -70,6 +70,7 @@ struct ref_run {
 	int64_t axes[NODUS_MAX_AXES];
 	const char *axis_names[NODUS_MAX_AXES];
 	nodus_entry_fn entry;
+	nodus_error_fn error;              /* ENTRY_error, or NULL (solution.h) */
 	void *d_in[NODUS_MAX_INPUTS], *d_out[NODUS_MAX_OUTPUTS], *d_ws;
 	nodus_tensor tin[NODUS_MAX_INPUTS], tout[NODUS_MAX_OUTPUTS];
 	nodus_call call;
@@ -129,7 +130,11 @@ static int call_reference(struct ref_run *r, void *const *in, void *const *out, 
 		return rc;
 	}
 	if (status) {
-		snprintf(why, why_size, "the reference returned %d", status);
+		/* its own reason where it gives one (the torch adapter: the
+		 * Python exception), as a worker's record has it */
+		const char *reason = r->error ? r->error() : NULL;
+		snprintf(why, why_size, "the reference returned %d%s%.700s", status,
+			 reason && *reason ? ": " : "", reason ? reason : "");
 		return 1;
 	}
 	return 0;
@@ -557,6 +562,8 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 	}
 	nodus_sandbox_state_release(&sb);
 	memcpy(&r.entry, &sym, sizeof(sym));
+	snprintf(load_name, sizeof(load_name), "%s_error", s->entry);
+	*(void **)&r.error = dlsym(dl, load_name);
 	nodus__instance_axes(r.t, w, 0, r.axes);
 	for (int a = 0; a < r.t->n_axes; a++)
 		r.axis_names[a] = r.t->axes[a].name;
