@@ -328,17 +328,6 @@ static const char bootstrap[] =
 	"        torch.cuda.set_device(device)\n"
 	"        w = torch.arange(64, dtype=torch.float32, device='cuda').view(8, 8)\n"
 	"        (w @ w).sum(); (w * 2 + 1).sum(dim=1); torch.empty_like(w).copy_(w)\n"
-	/* cuDNN (convolutions) and the normalisations load more libraries
-	 * at a first call; best effort: a torch without cuDNN still runs */
-	"        try:\n"
-	"            x = torch.ones(1, 2, 4, 4, device='cuda')\n"
-	"            F = torch.nn.functional\n"
-	"            F.conv2d(x, torch.ones(2, 2, 3, 3, device='cuda')).sum()\n"
-	"            F.conv_transpose2d(x, torch.ones(2, 2, 3, 3, device='cuda')).sum()\n"
-	"            F.layer_norm(x, x.shape[1:]).sum(); torch.softmax(x, dim=-1).sum()\n"
-	"            F.batch_norm(x, None, None, training=True).sum()\n"
-	"        except Exception:\n"
-	"            pass\n"
 	"        torch.cuda.synchronize()\n"
 	"    streams = {}\n"
 	"    shim_extensions(torch, ext_dir)\n"
