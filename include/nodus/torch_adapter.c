@@ -350,6 +350,10 @@ static const char bootstrap[] =
 	"        import json\n"
 	"        model = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])\n"
 	"        redraw(model)\n"
+	/* its parameters and buffers where the inputs are: a module is built
+	 * on the cpu (KernelBench's harness moves it with .cuda() too) */
+	"        if device >= 0:\n"
+	"            model = model.to('cuda')\n"
 	"        def call(ins, outs, stream):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"
 	"            os_ = [from_dlpack(c) for c in outs]\n"
