@@ -27,7 +27,11 @@ static void usage(FILE *f)
 		"  --cache DIR       compiled solutions (default: nodus-cache beside DB)\n"
 		"  --shard I/N       only pairs p with p %% N == I (replay conditions start N\n"
 		"                    such orchestrators side by side themselves)\n"
-		"  -q, --quiet       no progress lines\n\n"
+		"  --progress=FORM   text (the default: a line per record, with k of N,\n"
+		"                    elapsed time and ETA), json (one JSON object per line,\n"
+		"                    flushed at once: condition_start, record, condition_end,\n"
+		"                    run_complete; src/run/progress.c lists the fields) or none\n"
+		"  -q, --quiet       no progress lines (--progress=none)\n\n"
 		"Every option also takes the form --opt=value.\n"
 		"Failing candidates are results (records), not errors: exit 0 when the run\n"
 		"completed, 1 if the plan does not verify, 2 for bad usage, 3 internal error.\n");
@@ -52,6 +56,7 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 		{"cache", required_argument, NULL, 'C'},
 		{"shard", required_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"progress", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -81,6 +86,17 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 			break;
 		case 'q':
 			o.progress = NULL;
+			break;
+		case 'p':
+			if (strcmp(optarg, "none") == 0) {
+				o.progress = NULL;
+			} else if (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0) {
+				o.progress = stdout;
+				o.progress_json = optarg[0] == 'j';
+			} else {
+				return nodus_cli_usage_error("run", "--progress: expected text, json or "
+							     "none, got '%s'", optarg);
+			}
 			break;
 		case 's':
 			if ((rc = parse_shard(optarg, &o)))
@@ -168,7 +184,11 @@ int nodus_cli_run_plan(const nodus_run_opts *o)
 			fprintf(stderr, "nodus run: the plan does not verify; refusing to run it\n");
 		return nodus_cli_exit_for(rc);
 	}
-	if (o->progress && o->shard_count == 0)
+	if (o->progress && o->shard_count == 0 && o->progress_json)
+		printf("{\"event\":\"run_complete\",\"pair_conditions\":%d,\"already_final\":%d,"
+		       "\"records\":%d,\"final_failures\":%d}\n",
+		       sum.pair_conditions, sum.skipped, sum.records, sum.failures);
+	else if (o->progress && o->shard_count == 0)
 		printf("run complete: %d pair-condition(s), %d already final, %d record(s) written, "
 		       "%d final failure(s)\n",
 		       sum.pair_conditions, sum.skipped, sum.records, sum.failures);

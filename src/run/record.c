@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
- * record.c: one attempt's record, and its progress line.
+ * record.c: one attempt's record.
  *
  * The last step of an attempt (run.c calls it, final or to be retried):
  * the attempt's results, samples and detail (phases, start-ups, timing,
- * the condition achieved) go into the store in one transaction, and with
- * --progress one line says what was decided.
+ * the condition achieved) go into the store in one transaction, and the
+ * progress says what was decided (progress.c).
  * ------------------------------------------------------------------------ */
 #include <math.h>
 #include <stdio.h>
@@ -91,20 +91,7 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 			x->sum->failures++;
 		if (final)
 			x->cond_decided++;
-		if (x->o->progress) {
-			/* [k/N] pair condition label (elapsed, ETA): the message in
-			 * full (nodus show DB PAIR prints every attempt) */
-			double el = (double)(nodus_now_ns() - x->cond_started_ns) * 1e-9;
-			int k = x->cond_decided, n = x->cond_pairs;
-			char eta[48] = "";
-			if (k > 0 && k < n)
-				snprintf(eta, sizeof(eta), ", ETA %.0f s", el / k * (n - k));
-			fprintf(x->o->progress, "  [%d/%d] %-56s %-10s %-19s %s%s%s%s (%.0f s%s)\n", k, n,
-				a->pair->id, x->cond->name,
-				ok ? nodus_label_name(a->label) : nodus_status_name(a->status),
-				ok ? "" : a->guard, ok ? "" : ": ", ok ? "" : a->message,
-				final ? "" : " (will retry)", el, eta);
-		}
+		progress_record(x, a, final);
 	}
 	return rc;
 }

@@ -23,13 +23,14 @@ int run_replay(struct run_ctx *x, const nodus_condition *cond, nodus_error *err)
 	int started = 0, rc = 0;
 	if (m > NODUS_MAX_STRESSORS + 1)
 		return NODUS_ERR(err, NODUS_EINVAL, "replay: at most %d tenants", NODUS_MAX_STRESSORS);
-	if (x->o->progress)
-		fprintf(x->o->progress, "condition %s: %d orchestrators side by side\n", cond->name, m);
+	progress_replay(x, cond, m);
+	/* the shards say what they decide as this run would */
+	const char *progress = !x->o->progress ? "-q" : x->o->progress_json ? "--progress=json" : NULL;
 	for (int i = 0; i < m; i++) {
 		snprintf(shard[i], sizeof(shard[i]), "%d/%d", i, m);
 		const char *argv[] = {x->o->self_path, "run", x->o->plan_path, "--db", x->o->db_path,
 				      "--condition", cond->name, "--resume", "--cache", x->cache_dir,
-				      "--shard", shard[i], x->o->progress ? NULL : "-q", NULL};
+				      "--shard", shard[i], progress, NULL};
 		nodus_child_opts o;
 		memset(&o, 0, sizeof(o));
 		o.argv = argv;

@@ -383,6 +383,14 @@ void oracle_group_hand_over(struct run_ctx *x, struct attempt *a, double oracle_
 int write_record(struct run_ctx *x, struct attempt *a, int final, double started,
 		 nodus_error *err);
 
+/* ---- progress.c: what the run says while it runs ---- */
+
+void progress_condition_start(const struct run_ctx *x, const nodus_condition *cond, int pairs);
+/* after the attempt's record is stored (x->cond_decided counts it) */
+void progress_record(const struct run_ctx *x, const struct attempt *a, int final);
+void progress_replay(const struct run_ctx *x, const nodus_condition *cond, int orchestrators);
+void progress_condition_end(const struct run_ctx *x, const nodus_condition *cond);
+
 /* ---- replay.c: a replay condition: orchestrators side by side ---- */
 
 /* Runs a replay condition as tenants + 1 orchestrators on shards of the pairs */

@@ -18,7 +18,8 @@
  *   drive.c         the timing: two timing workers driven batch by batch
  *   looks.c         samples and the sequential looks that label a pair
  *   sample_guards.c host gap and speed of light, from the samples
- *   record.c        the attempt's record and progress line
+ *   record.c        the attempt's record
+ *   progress.c      what the run says while it runs (text or JSON lines)
  *   replay.c        the replay condition: orchestrators side by side
  * The worker's side of every conversation is worker.c (protocol.h).
  * ------------------------------------------------------------------------ */
@@ -84,8 +85,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	     cond->kind == NODUS_COND_MPS) &&
 	    (rc = nodus_stressors_start(&x->stress, cond, x->o->self_path, x->worker_env, err)))
 		goto out;
-	if (x->o->progress)
-		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, tail);
+	progress_condition_start(x, cond, tail);
 	x->cond_pairs = tail;
 	x->cond_decided = 0;
 	x->cond_started_ns = nodus_now_ns();
@@ -141,10 +141,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 				nodus__not_isolated_pause(a.attempt); /* retry.c */
 		}
 	}
-	if (x->o->progress && x->cond_pairs > 0)
-		fprintf(x->o->progress, "condition %s: %d of %d pair(s) decided in %.0f s\n",
-			cond->name, x->cond_decided, x->cond_pairs,
-			(double)(nodus_now_ns() - x->cond_started_ns) * 1e-9);
+	progress_condition_end(x, cond);
 out:
 	spare_drop(x); /* it was started in this condition's environment */
 	nodus_stressors_stop(&x->stress);

@@ -31,6 +31,7 @@ typedef struct nodus_run_opts {
 	int shard_count;         /* 0 = all pairs (replay conditions shard themselves) */
 	int only_aa;             /* 1: only pairs whose candidate is their reference (calibration) */
 	FILE *progress;          /* one line per record; NULL = quiet */
+	int progress_json;       /* 1: progress as JSON lines (progress.c), not text */
 } nodus_run_opts;
 
 typedef struct nodus_run_summary {

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * progress.c: what `nodus run` says while it runs, for people or for
+ * programs (--progress=text|json|none; docs/DESIGN.md).
+ *
+ * text: "condition C: N pair(s) to run", one "[k/N] pair condition label
+ * (elapsed, ETA)" line per record with a failure's message in full, and
+ * "condition C: k of N pair(s) decided in S s".
+ * json: the same events as one JSON object per line, flushed at once, so
+ * that an RL loop or a farm's scheduler reads them from a pipe:
+ *   {"event": "condition_start", "condition", "pairs"}
+ *   {"event": "record", "k", "n", "pair", "condition", "attempt", "final",
+ *    "status", "label" (null unless OK), "guard", "message", "speedup",
+ *    "ci_lo", "ci_hi" (null unless OK), "elapsed_s", "eta_s" (null when
+ *    unknown)}
+ *   {"event": "condition_end", "condition", "decided", "pairs", "elapsed_s"}
+ *   {"event": "replay_start", "condition", "orchestrators"} (its shards'
+ *   own lines follow, from their processes)
+ * The closing summary is cmd-run.c's ("run_complete").
+ * ------------------------------------------------------------------------ */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "run/run-internal.h"
+
+static double elapsed_s(const struct run_ctx *x)
+{
+	return (double)(nodus_now_ns() - x->cond_started_ns) * 1e-9;
+}
+
+static void emit(const struct run_ctx *x, json_t *event)
+{
+	if (event && json_dumpf(event, x->o->progress, JSON_COMPACT) == 0)
+		fputc('\n', x->o->progress);
+	fflush(x->o->progress);
+	json_decref(event);
+}
+
+static json_t *number_or_null(int known, double v)
+{
+	return known ? json_real(v) : json_null();
+}
+
+void progress_condition_start(const struct run_ctx *x, const nodus_condition *cond, int pairs)
+{
+	if (!x->o->progress)
+		return;
+	if (x->o->progress_json)
+		emit(x, json_pack("{s:s,s:s,s:i}", "event", "condition_start", "condition",
+				  cond->name, "pairs", pairs));
+	else
+		fprintf(x->o->progress, "condition %s: %d pair(s) to run\n", cond->name, pairs);
+}
+
+void progress_record(const struct run_ctx *x, const struct attempt *a, int final)
+{
+	if (!x->o->progress)
+		return;
+	int ok = a->status == NODUS_STATUS_OK;
+	double el = elapsed_s(x);
+	int k = x->cond_decided, n = x->cond_pairs;
+	int eta_known = k > 0 && k < n;
+	double eta = eta_known ? el / k * (n - k) : 0;
+	if (x->o->progress_json) {
+		emit(x, json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:b,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:f,s:o}",
+				  "event", "record", "k", k, "n", n, "pair", a->pair->id,
+				  "condition", x->cond->name, "attempt", a->attempt, "final", final,
+				  "status", nodus_status_name(a->status), "label",
+				  ok ? json_string(nodus_label_name(a->label)) : json_null(),
+				  "guard", a->guard, "message", a->message, "speedup",
+				  number_or_null(ok, a->ci.estimate), "ci_lo",
+				  number_or_null(ok, a->ci.lo), "ci_hi", number_or_null(ok, a->ci.hi),
+				  "elapsed_s", el, "eta_s", number_or_null(eta_known, eta)));
+		return;
+	}
+	/* [k/N] pair condition label (elapsed, ETA): the message in full
+	 * (nodus show DB PAIR prints every attempt) */
+	char eta_text[48] = "";
+	if (eta_known)
+		snprintf(eta_text, sizeof(eta_text), ", ETA %.0f s", eta);
+	fprintf(x->o->progress, "  [%d/%d] %-56s %-10s %-19s %s%s%s%s (%.0f s%s)\n", k, n,
+		a->pair->id, x->cond->name,
+		ok ? nodus_label_name(a->label) : nodus_status_name(a->status), ok ? "" : a->guard,
+		ok ? "" : ": ", ok ? "" : a->message, final ? "" : " (will retry)", el, eta_text);
+}
+
+void progress_replay(const struct run_ctx *x, const nodus_condition *cond, int orchestrators)
+{
+	if (!x->o->progress)
+		return;
+	if (x->o->progress_json)
+		emit(x, json_pack("{s:s,s:s,s:i}", "event", "replay_start", "condition", cond->name,
+				  "orchestrators", orchestrators));
+	else
+		fprintf(x->o->progress, "condition %s: %d orchestrators side by side\n", cond->name,
+			orchestrators);
+}
+
+void progress_condition_end(const struct run_ctx *x, const nodus_condition *cond)
+{
+	if (!x->o->progress || x->cond_pairs <= 0)
+		return;
+	if (x->o->progress_json)
+		emit(x, json_pack("{s:s,s:s,s:i,s:i,s:f}", "event", "condition_end", "condition",
+				  cond->name, "decided", x->cond_decided, "pairs", x->cond_pairs,
+				  "elapsed_s", elapsed_s(x)));
+	else
+		fprintf(x->o->progress, "condition %s: %d of %d pair(s) decided in %.0f s\n",
+			cond->name, x->cond_decided, x->cond_pairs, elapsed_s(x));
+}
