@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
  * progress.c: what `nodus run` says while it runs, for people or for
- * programs (--progress=text|json|none; docs/DESIGN.md).
+ * programs (--progress=text|json|none).
  *
  * text: "condition C: N pair(s) to run", one "[k/N] pair condition label
  * (elapsed, ETA)" line per record with a failure's message in full, and
