@@ -19,6 +19,7 @@
  * The closing summary is cmd-run.c's ("run_complete").
  * ------------------------------------------------------------------------ */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "run/run-internal.h"
@@ -36,9 +37,10 @@ static void emit(const struct run_ctx *x, json_t *event)
 	json_decref(event);
 }
 
+/* JSON has no NaN or infinity (jansson refuses them): null instead */
 static json_t *number_or_null(int known, double v)
 {
-	return known ? json_real(v) : json_null();
+	return known && isfinite(v) ? json_real(v) : json_null();
 }
 
 void progress_condition_start(const struct run_ctx *x, const nodus_condition *cond, int pairs)
@@ -57,7 +59,7 @@ void progress_record(const struct run_ctx *x, const struct attempt *a, int final
 	if (!x->o->progress)
 		return;
 	int ok = a->status == NODUS_STATUS_OK;
-	double el = elapsed_s(x);
+	double el = elapsed_s(x); /* finite: a difference of two clock readings */
 	int k = x->cond_decided, n = x->cond_pairs;
 	int eta_known = k > 0 && k < n;
 	double eta = eta_known ? el / k * (n - k) : 0;
