@@ -26,11 +26,7 @@
 # ------------------------------------------------------------------------
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
-PY=/usr/bin/python3
-if ! "$PY" -I -c 'import torch' 2>/dev/null; then
-	echo "skipped: no torch ($PY cannot import torch; Debian's python3-torch provides it)"
-	exit 77
-fi
+require_torch
 skips=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

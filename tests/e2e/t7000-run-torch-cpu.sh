@@ -29,11 +29,7 @@
 # machine are skipped as t3000 skips them (lib/load.sh).
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
-PY=/usr/bin/python3
-if ! "$PY" -I -c 'import torch' 2>/dev/null; then
-	echo "skipped: no torch ($PY cannot import torch; Debian's python3-torch provides it)"
-	exit 77
-fi
+require_torch
 tmp=$(mktemp -d)
 mark=/tmp/nodus-torch-import-write
 rm -f "$mark"

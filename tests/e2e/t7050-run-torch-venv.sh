@@ -20,11 +20,7 @@
 # prints "skipped: ..." and exits 77.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
-PY=/usr/bin/python3
-if ! "$PY" -I -c 'import torch' 2>/dev/null; then
-	echo "skipped: no torch ($PY cannot import torch; Debian's python3-torch provides it)"
-	exit 77
-fi
+require_torch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! "$PY" -m venv --system-site-packages --without-pip "$tmp/venv" 2>"$tmp/err"; then

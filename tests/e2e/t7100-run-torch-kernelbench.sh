@@ -14,11 +14,7 @@
 # and exits 77. Labels on a busy machine are skipped as t7000 skips them.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
-PY=/usr/bin/python3
-if ! "$PY" -I -c 'import torch' 2>/dev/null; then
-	echo "skipped: no torch ($PY cannot import torch; Debian's python3-torch provides it)"
-	exit 77
-fi
+require_torch
 skips=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -6,8 +6,10 @@
 # raises isolation_max_busy_cores, because CI runs the test runner itself
 # beside the measured pairs on a 2-core machine (the isolation check is
 # tested on its own in t3300). final_outcomes DB: prints
-# "pair_id condition expect outcome guard" per final record. The load
-# helpers (busy_cores, skip_busy, test_exit...) are lib/load.sh's.
+# "pair_id condition expect outcome guard" per final record. require_torch:
+# sets PY to Debian's /usr/bin/python3, or ends the test with "skipped: no
+# torch" (exit 77) when it cannot import torch. The load helpers
+# (busy_cores, skip_busy, test_exit...) are lib/load.sh's.
 : "${NODUS:?}" "${NODUS_SRC:?}"
 fails=0
 fail() {
@@ -15,6 +17,13 @@ fail() {
 	fails=$((fails + 1))
 }
 . "$(dirname "${BASH_SOURCE[0]}")/load.sh"
+require_torch() {
+	PY=/usr/bin/python3
+	if ! "$PY" -I -c 'import torch' 2>/dev/null; then
+		echo "skipped: no torch ($PY cannot import torch; Debian's python3-torch provides it)"
+		exit 77
+	fi
+}
 copy_suites() {
 	cp -r "$NODUS_SRC/suites" "$1/suites"
 }
