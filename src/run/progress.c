@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "run/run-internal.h"
 
@@ -31,6 +32,9 @@ static double elapsed_s(const struct run_ctx *x)
 
 static void emit(const struct run_ctx *x, json_t *event)
 {
+	if (!event) /* never a silent gap in the stream */
+		event = json_pack("{s:s,s:s}", "event", "error", "message",
+				  "nodus could not write this event as JSON");
 	if (event && json_dumpf(event, x->o->progress, JSON_COMPACT) == 0)
 		fputc('\n', x->o->progress);
 	fflush(x->o->progress);
@@ -38,6 +42,41 @@ static void emit(const struct run_ctx *x, json_t *event)
 }
 
 /* JSON has no NaN or infinity (jansson refuses them): null instead */
+/* A message as JSON can carry it: valid UTF-8 (a byte that is not, such
+ * as a candidate's own source in a compiler's error, becomes '?': jansson
+ * would refuse the whole line), at most JSON_MESSAGE_MAX bytes so that a
+ * line stays one atomic write on a pipe that replay shards share; `nodus
+ * show DB PAIR` prints the whole message. */
+#define JSON_MESSAGE_MAX 2048
+static json_t *message_json(const char *msg)
+{
+	char out[JSON_MESSAGE_MAX + 8];
+	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)msg;
+	while (*p && n < JSON_MESSAGE_MAX) {
+		int len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+					: (*p & 0xf8) == 0xf0 ? 4 : 0;
+		int ok = len > 0 && n + (size_t)len <= JSON_MESSAGE_MAX;
+		for (int k = 1; ok && k < len; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (ok && len > 1) { /* jansson's own word on overlongs and surrogates */
+			json_t *one = json_stringn((const char *)p, (size_t)len);
+			ok = one != NULL;
+			json_decref(one);
+		}
+		if (!ok) {
+			out[n++] = '?';
+			p++;
+			continue;
+		}
+		memcpy(out + n, p, (size_t)len);
+		n += (size_t)len;
+		p += len;
+	}
+	json_t *s = json_stringn(out, n);
+	return s ? s : json_string("(the message is not valid UTF-8)");
+}
+
 static json_t *number_or_null(int known, double v)
 {
 	return known && isfinite(v) ? json_real(v) : json_null();
@@ -64,12 +103,12 @@ void progress_record(const struct run_ctx *x, const struct attempt *a, int final
 	int eta_known = k > 0 && k < n;
 	double eta = eta_known ? el / k * (n - k) : 0;
 	if (x->o->progress_json) {
-		emit(x, json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:b,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:f,s:o}",
+		emit(x, json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:b,s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:f,s:o}",
 				  "event", "record", "k", k, "n", n, "pair", a->pair->id,
 				  "condition", x->cond->name, "attempt", a->attempt, "final", final,
 				  "status", nodus_status_name(a->status), "label",
 				  ok ? json_string(nodus_label_name(a->label)) : json_null(),
-				  "guard", a->guard, "message", a->message, "speedup",
+				  "guard", a->guard, "message", message_json(a->message), "speedup",
 				  number_or_null(ok, a->ci.estimate), "ci_lo",
 				  number_or_null(ok, a->ci.lo), "ci_hi", number_or_null(ok, a->ci.hi),
 				  "elapsed_s", el, "eta_s", number_or_null(eta_known, eta)));
