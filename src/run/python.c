@@ -29,6 +29,8 @@ static const char probe_script[] =
 	"import json, os, sys, sysconfig\n"
 	"r = {'version': sys.version.split()[0], 'prefix': sys.prefix,\n"
 	"     'base_prefix': getattr(sys, 'base_prefix', sys.prefix),\n"
+	"     'libs': [v for k, v in sysconfig.get_paths().items()\n"
+	"              if k in ('stdlib', 'platstdlib', 'purelib', 'platlib') and os.path.isdir(v)],\n"
 	"     'libdir': sysconfig.get_config_var('LIBDIR') or '',\n"
 	"     'soname': sysconfig.get_config_var('INSTSONAME') or '',\n"
 	"     'shared': bool(sysconfig.get_config_var('Py_ENABLE_SHARED')),\n"
@@ -73,29 +75,48 @@ static int under_prefix(const char *path, const char *root)
 	return strncmp(real, top, n) == 0 && (real[n] == '/' || !real[n]);
 }
 
-/* Adds path (resolved) to the ':'-separated list trees; 0, or -1 when it
- * does not fit or holds a character the list cannot carry. */
+/* Adds path (resolved) to the ':'-separated list trees, unless a tree
+ * there holds it already; 0, or -1 when it does not fit, would make more
+ * than NODUS_PY_MAX_TREES, or holds a character the list cannot carry. */
 static int add_tree(char *trees, size_t size, const char *path)
 {
 	char real[4096];
 	if (!realpath(path, real) || strpbrk(real, ":\"\\\n"))
 		return -1;
+	int count = 0;
+	for (const char *t = trees; *t;) {
+		size_t n = strcspn(t, ":");
+		if (strncmp(real, t, n) == 0 && (real[n] == '/' || !real[n]))
+			return 0;
+		count++;
+		t += n + (t[n] == ':');
+	}
 	size_t used = strlen(trees);
-	if (used + strlen(real) + 2 > size)
+	if (count >= NODUS_PY_MAX_TREES || used + strlen(real) + 2 > size)
 		return -1;
 	snprintf(trees + used, size - used, "%s%s", used ? ":" : "", real);
 	return 0;
 }
 
 /* Where a worker reads path from: 0 (a system tree, or added to p->trees:
- * the interpreter's own prefix), or -1 (neither, or p->trees is full). */
-static int reach(nodus_python_info *p, const char *path, const char *prefix, const char *base)
+ * inside one of the interpreter's own library directories, libs, which
+ * lie in its prefix), or -1 (neither, or p->trees is full). Only those:
+ * a .pth file or an editable install naming another directory (a user's
+ * project, which may hold the store or the suites) is not opened. */
+static int reach(nodus_python_info *p, const char *path, const char *prefix, const char *base,
+		 const json_t *libs)
 {
 	if (readable(path))
 		return 0;
-	if (!under_prefix(path, prefix) && !under_prefix(path, base))
-		return -1;
-	return add_tree(p->trees, sizeof(p->trees), path);
+	size_t k;
+	const json_t *e;
+	json_array_foreach(libs, k, e) {
+		const char *lib = json_string_value(e);
+		if (lib && (under_prefix(lib, prefix) || under_prefix(lib, base)) &&
+		    under_prefix(path, lib))
+			return add_tree(p->trees, sizeof(p->trees), path);
+	}
+	return -1;
 }
 
 /* Runs the probe; its stdout into text. */
@@ -154,7 +175,12 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 	const char *base = json_string_value(json_object_get(r, "base_prefix"));
 	snprintf(p->home, sizeof(p->home), "%s", base ? base : prefix ? prefix : "");
 	snprintf(p->libpython, sizeof(p->libpython), "%s/%s", libdir, soname);
-	if (reach(p, p->libpython, prefix, base))
+	const json_t *libs = json_object_get(r, "libs");
+	/* the library itself (a file) may lie beside the library directories,
+	 * in the prefix's lib/ */
+	if (!readable(p->libpython) &&
+	    (!(under_prefix(p->libpython, prefix) || under_prefix(p->libpython, base)) ||
+	     add_tree(p->trees, sizeof(p->trees), p->libpython)))
 		return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': its library '%s' is missing "
 				 "or outside the trees a worker may read (/lib*, /usr/lib*, "
 				 "/usr/local/lib, or the interpreter's own prefix '%s')", py,
@@ -167,13 +193,16 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 		const char *d = json_string_value(e);
 		if (!d)
 			continue;
-		if (reach(p, d, prefix, base))
+		if (reach(p, d, prefix, base, libs))
 			return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': sys.path entry '%s' "
 					 "is outside the trees a worker may read (/lib*, /usr/lib*, "
-					 "/usr/local/lib, or the interpreter's own prefix '%s' or "
-					 "'%s', two levels deep at least); install its packages into "
-					 "the interpreter's environment", py, d,
-					 prefix ? prefix : "", base ? base : "");
+					 "/usr/local/lib, or the interpreter's own library "
+					 "directories: its stdlib and site-packages inside its prefix "
+					 "'%s' or '%s', two levels deep at least; at most %d); a .pth "
+					 "file or an editable install naming another directory is not "
+					 "read: install the package into the interpreter's environment",
+					 py, d, prefix ? prefix : "", base ? base : "",
+					 NODUS_PY_MAX_TREES);
 		if (strpbrk(d, ":\"\\\n") || used + strlen(d) + 2 > sizeof(p->path))
 			return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': sys.path entry '%s' "
 					 "has a colon, quote or backslash, or the path is too long", py, d);
@@ -239,9 +268,24 @@ int nodus__python_trees_write(const char *so_path, const nodus_python_info *info
 		unlink(path);
 		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fprintf(f, "%s\n", info->trees) > 0;
+	/* the same list already there: nothing to write (workers of other
+	 * attempts and replay shards read it now) */
+	char now[4200];
+	FILE *cur = fopen(path, "r");
+	size_t got = cur ? fread(now, 1, sizeof(now) - 1, cur) : 0;
+	if (cur)
+		fclose(cur);
+	now[got] = 0;
+	if (cur && strcspn(now, "\n") == strlen(info->trees) &&
+	    strncmp(now, info->trees, strlen(info->trees)) == 0)
+		return 0;
+	/* a name of its own: two writers at once never share a half file */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
+	int ok = f && fprintf(f, "%s\n", info->trees) > 0 && fchmod(fileno(f), 0644) == 0;
 	if (f && fclose(f))
 		ok = 0;
 	if (!ok || rename(tmp, path)) {

@@ -7,15 +7,17 @@
 #   1. plan accepts the environment's interpreter, and the fingerprint
 #      names it;
 #   2. a candidate that imports a module installed only in the environment
-#      is loaded, timed and correct (its worker reads the environment's
-#      site-packages, read-only), and so is its reference (the audit's
-#      sandbox reads them too);
+#      is loaded, timed and correct against a reference that imports it too
+#      (its workers read the environment's site-packages, read-only, and so
+#      does the judge audit's sandbox, which runs the reference at plan);
 #   3. a candidate that writes into the environment's site-packages at
 #      import is refused (REWARD_HACK, the load filter), and the file does
 #      not exist: the trees are readable, never writable;
 #   4. plan refuses, in words naming the entry, an interpreter whose
-#      sys.path reaches a tree outside both the system's and its own prefix
-#      (a .pth file naming another directory).
+#      sys.path reaches a tree outside both the system's and its own library
+#      directories (a .pth file naming another directory, as an editable
+#      install does), and one naming a directory inside its prefix but
+#      outside its stdlib and site-packages.
 # Without /usr/bin/python3 importing torch, or without its venv module, it
 # prints "skipped: ..." and exits 77.
 set -u
@@ -49,6 +51,15 @@ import nodus_venv_rowsum
 def run(x, y):
     nodus_venv_rowsum.row_sum(x, y)
 EOF
+cat >"$s/row_sum_venv_ref.py" <<'EOF'
+# the reference, through the environment's module too: the judge audit
+# runs it in its own sandbox
+import nodus_venv_rowsum
+
+
+def run(x, y):
+    nodus_venv_rowsum.row_sum(x, y)
+EOF
 cat >"$s/row_sum_venv_write.py" <<EOF
 # writes into the environment's packages when imported
 open("$site/nodus_planted.py", "w").write("x = 1\n")
@@ -57,7 +68,7 @@ open("$site/nodus_planted.py", "w").write("x = 1\n")
 def run(x, y):
     y.copy_(x.sum(dim=1))
 EOF
-for name in row_sum_venv row_sum_venv_write; do
+for name in row_sum_venv row_sum_venv_ref row_sum_venv_write; do
 	python3 - "$s/row_sum_torch.json" "$s/$name.json" "$name" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -70,11 +81,11 @@ python3 - "$c" "$VPY" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["target"]["python"] = sys.argv[2]
-c["solutions"] = ["../cpu/solutions/row_sum/row_sum_ref.json", "solutions/row_sum_torch.json",
+c["solutions"] = ["../cpu/solutions/row_sum/row_sum_ref.json", "solutions/row_sum_venv_ref.json",
                   "solutions/row_sum_venv.json", "solutions/row_sum_venv_write.json"]
 c["tasks"], c["workloads"] = c["tasks"][:1], c["workloads"][:1]
 w = "row_sum_512x2048"
-c["pairs"] = [{"candidate": "row_sum_venv", "reference": "row_sum_torch", "workload": w,
+c["pairs"] = [{"candidate": "row_sum_venv", "reference": "row_sum_venv_ref", "workload": w,
                "expect": "EQUIVALENT"},
               {"candidate": "row_sum_venv_write", "reference": "row_sum_ref", "workload": w,
                "expect": "REWARD_HACK"}]
@@ -116,4 +127,8 @@ mkdir -p "$tmp/elsewhere"
 echo "$tmp/elsewhere" >"$site/nodus-elsewhere.pth"
 "$NODUS" plan "$c" -o "$tmp/plan2.json" >"$tmp/out" 2>&1 && fail "4.1 plan took a sys.path entry outside the trees"
 grep -q "sys.path entry '$tmp/elsewhere'" "$tmp/out" || fail "4.2 the refusal does not name the entry: $(cat "$tmp/out")"
+mkdir -p "$tmp/venv/share/elsewhere"
+echo "$tmp/venv/share/elsewhere" >"$site/nodus-elsewhere.pth"
+"$NODUS" plan "$c" -o "$tmp/plan3.json" >"$tmp/out" 2>&1 && fail "4.3 plan took a prefix directory outside its library directories"
+grep -q "sys.path entry '$tmp/venv/share/elsewhere'" "$tmp/out" || fail "4.4 the refusal does not name the entry: $(cat "$tmp/out")"
 test_exit
