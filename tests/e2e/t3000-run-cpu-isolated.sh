@@ -46,6 +46,7 @@ python3 - "$tmp/r.db" "$busy" "$BUSY_MAX_CORES" <<'PY'
 import json, sqlite3, sys
 db, busy, most = sqlite3.connect(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 fails, skipped, n = [], [], 0
+aa_tied = aa_seen = 0
 for pid, expect, status, label, guard, cand, ref, detail, lo, hi, rounds in db.execute(
         "SELECT r.pair_id, IFNULL(p.expect, '-'), r.status, r.label, r.guard, p.cand_hash,"
         " p.ref_hash, r.detail_json, r.ci_lo, r.ci_hi, r.rounds FROM records r JOIN pairs p"
@@ -77,6 +78,9 @@ for pid, expect, status, label, guard, cand, ref, detail, lo, hi, rounds in db.e
         continue
     if expect == "EQUIVALENT":  # correct, decided or AMBIGUOUS: any label
         continue
+    if expect == "TIED":
+        aa_seen += 1
+        aa_tied += label == "TIED"
     if label != expect:  # a false label, or a busy machine's
         undecided = label == "AMBIGUOUS" and lo is not None and lo <= 1 <= hi
         if busy > most or seen > most:
@@ -91,6 +95,10 @@ for pid, expect, status, label, guard, cand, ref, detail, lo, hi, rounds in db.e
         else:
             fails.append(f"{pid}: expected {expect}, got {label} ({guard})"
                          + (f" [{lo:.3f}, {hi:.3f}] after {rounds} rounds" if lo is not None else ""))
+# undecided A/A pairs are skipped one by one, but an idle machine on which
+# none is TIED says the judge no longer decides A/A pairs at all
+if aa_seen and not aa_tied and busy <= most:
+    fails.append(f"none of the {aa_seen} A/A pairs TIED on an idle machine ({busy:.2f} cores busy)")
 if n != 37:
     fails.append(f"expected 37 final records, got {n}")
 for f in fails:
