@@ -38,6 +38,7 @@
 static const char usage[] =
 	"usage: nodus import kernelbench PROBLEM.py... -o DIR [--python PATH]\n"
 	"                         [--backend cpu|cuda] [--timeout S] [--atol X] [--rtol X]\n"
+	"                         [--keep-going]\n"
 	"       nodus import kernelbench-candidate FILE.py --problem NAME -o DIR\n"
 	"                         [--name CAND] [--campaign C.json [--expect LABEL]]\n"
 	"                         [--python PATH]\n\n"
@@ -65,11 +66,15 @@ static const char usage[] =
 	"  --timeout S        seconds one problem's probe may take (default 300)\n"
 	"  --atol X, --rtol X the task's tolerance (default 1e-4 for float32/float64\n"
 	"                     outputs, 1e-3 float16, 1e-2 bfloat16)\n"
+	"  --keep-going       kernelbench: import every problem that can be, and say\n"
+	"                     for each of the others why not (a whole KernelBench level\n"
+	"                     at once); without it one bad problem writes nothing\n"
 	"  --expect LABEL     the pair's expect in the campaign (FASTER, TIED, EQUIVALENT,\n"
 	"                     a status name ...; docs/formats.md)\n\n"
 	"The problem file runs unconfined, as KernelBench runs it: import only files you\n"
 	"would run. A file that exists is never overwritten.\n"
-	"exit status: 0 written, 2 bad usage, a bad problem, a file exists, 3 I/O error\n";
+	"exit status: 0 written, 1 some problems refused with --keep-going (the others\n"
+	"written), 2 bad usage, a bad problem, a file exists, 3 I/O error\n";
 
 #define MAX_PROBLEMS 256
 
@@ -86,6 +91,7 @@ struct import_args {
 	const char *name;                   /* --name */
 	const char *campaign;               /* --campaign */
 	const char *expect;                 /* --expect */
+	int keep_going;                     /* --keep-going */
 };
 
 /* One problem, probed and made into documents, not yet written. */
@@ -94,6 +100,7 @@ struct problem {
 	char name[NODUS_KB_NAME_MAX + 1];   /* the task's name */
 	json_t *task, *workload, *solution; /* owned */
 	nodus_buf notes;                    /* the draws, one line each */
+	int refused;                        /* --keep-going: left out, said why */
 };
 
 static int number(const char *opt, const char *s, double *out)
@@ -122,6 +129,7 @@ static int parse_option(int ch, struct import_args *a)
 	case 'n': a->name = optarg; return 0;
 	case 'c': a->campaign = optarg; return 0;
 	case 'e': a->expect = optarg; return 0;
+	case 'k': a->keep_going = 1; return 0;
 	case 'a': return number("--atol", optarg, &a->tol.atol);
 	case 'r': return number("--rtol", optarg, &a->tol.rtol);
 	case 't':
@@ -145,6 +153,7 @@ static int parse_args(int argc, char **argv, struct import_args *a, int *exit_co
 		{"name", required_argument, NULL, 'n'},   {"campaign", required_argument, NULL, 'c'},
 		{"expect", required_argument, NULL, 'e'}, {"help", no_argument, NULL, 'h'},
 		{"backend", required_argument, NULL, 'b'},
+		{"keep-going", no_argument, NULL, 'k'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -349,26 +358,60 @@ static int import_problems(const struct import_args *a)
 		return nodus_cli_usage_error("import", "kernelbench: expected 1 to %d problem files",
 					     MAX_PROBLEMS);
 	struct problem *ps = calloc((size_t)a->n_files, sizeof(*ps));
-	int rc = ps ? 0 : NODUS_EXIT_INTERNAL;
+	int rc = ps ? 0 : NODUS_EXIT_INTERNAL, refused = 0, first = -1;
 	for (int k = 0; !rc && k < a->n_files; k++) {
 		ps[k].path = a->files[k];
 		nodus_buf_init(&ps[k].notes);
 		rc = probe_problem(a, &ps[k]);
+		/* --keep-going: a problem that cannot be imported (its file and
+		 * line were printed), or whose files are taken, is left out */
+		if (rc && a->keep_going) {
+			ps[k].refused = 1;
+			rc = 0;
+		}
+		for (int j = 0; a->keep_going && !ps[k].refused && j < k; j++)
+			if (!ps[j].refused && strcmp(ps[j].name, ps[k].name) == 0) {
+				fprintf(stderr, "nodus import: '%s' and '%s' both make the task '%s': "
+					"the second is left out\n", ps[j].path, ps[k].path, ps[k].name);
+				ps[k].refused = 1;
+			}
+		if (!ps[k].refused && a->keep_going && check_targets(a, &ps[k], 1))
+			ps[k].refused = 1;
+		refused += ps[k].refused;
+		if (!ps[k].refused && first < 0)
+			first = k;
 	}
-	if (!rc)
+	if (!rc && !a->keep_going)
 		rc = check_targets(a, ps, a->n_files);
+	if (!rc && first < 0) {
+		fprintf(stderr, "nodus import: none of the %d problem(s) could be imported\n",
+			a->n_files);
+		rc = NODUS_EXIT_USAGE;
+	}
 	if (!rc)
 		rc = make_dirs(a->dir);
 	for (int k = 0; !rc && k < a->n_files; k++) {
+		if (ps[k].refused)
+			continue;
 		for (char *line = ps[k].notes.data, *end; *line; line = end + 1) {
 			end = strchr(line, '\n');
 			fprintf(stderr, "nodus import: %s: %.*s\n", ps[k].path, (int)(end - line), line);
 		}
 		rc = write_problem(a, &ps[k]);
 	}
+	if (!rc && refused) {
+		fprintf(stderr, "nodus import: imported %d of %d problem(s); left out:", a->n_files - refused,
+			a->n_files);
+		for (int k = 0; k < a->n_files; k++)
+			if (ps[k].refused)
+				fprintf(stderr, " %s", ps[k].path);
+		fprintf(stderr, " (each said why above)\n");
+	}
 	if (!rc)
 		printf("\nnext: nodus import kernelbench-candidate FILE.py --problem %s -o %s "
-		       "--campaign %s/campaign.json\n", ps[0].name, a->dir, a->dir);
+		       "--campaign %s/campaign.json\n", ps[first].name, a->dir, a->dir);
+	if (!rc && refused)
+		rc = 1;
 	for (int k = 0; ps && k < a->n_files; k++) {
 		json_decref(ps[k].task);
 		json_decref(ps[k].workload);

@@ -21,7 +21,9 @@
 #      nodus does not have is refused;
 #   6. a tuple argument of get_init_inputs() (a kernel size) is kept as an
 #      array in python.init and reaches the constructor as a tuple: the pair
-#      runs.
+#      runs;
+#   7. --keep-going writes the problems that can be imported and says why
+#      each other one cannot (exit 1; 2 when none can).
 # Without /usr/bin/python3 importing torch it prints "skipped: no torch".
 # ------------------------------------------------------------------------
 set -u
@@ -203,6 +205,22 @@ if "$NODUS" plan "$tmp/tup/out/campaign.json" -o "$tmp/tup/plan.json" >"$tmp/out
 else
 	fail "6.4 plan: $(cat "$tmp/out")"
 fi
+
+# 7. --keep-going: the good problem written, the bad one said and left out,
+# exit 1; without it the same two write nothing (item 3)
+mkdir -p "$tmp/kg"
+printf 'import torch\ndef get_inputs():\n    return [1.5]\n' >"$tmp/kg/no_model.py"
+"$NODUS" import kernelbench --keep-going "$kb/solutions/relu_chain.py" "$tmp/kg/no_model.py" -o "$tmp/kg/out" \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "7.1 --keep-going with one bad problem exited $rc, expected 1: $(cat "$tmp/err")"
+[ -f "$tmp/kg/out/tasks/relu_chain.json" ] || fail "7.2 the good problem was not written"
+[ -e "$tmp/kg/out/tasks/no_model.json" ] && fail "7.3 the bad problem was written"
+grep -q "no_model.py: defines no 'Model'" "$tmp/err" && grep -q "imported 1 of 2 problem(s); left out: $tmp/kg/no_model.py" "$tmp/err" ||
+	fail "7.4 the refusal and the summary: $(cat "$tmp/err")"
+"$NODUS" import kernelbench --keep-going "$tmp/kg/no_model.py" -o "$tmp/kg/none" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "none of the 1 problem(s) could be imported" "$tmp/err" && [ ! -e "$tmp/kg/none" ] ||
+	fail "7.5 --keep-going with no good problem: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "t1200: the bundled kernelbench suite is a fresh import; bad problems refused in words"
 test_exit
