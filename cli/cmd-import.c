@@ -33,12 +33,14 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "import/flashinfer.h"
 #include "import/kernelbench.h"
 
 static const char usage[] =
 	"usage: nodus import kernelbench PROBLEM.py... -o DIR [--python PATH]\n"
 	"                         [--backend cpu|cuda] [--timeout S] [--atol X] [--rtol X]\n"
 	"                         [--keep-going]\n"
+	"       nodus import flashinfer DATASET -o DIR [--python PATH] [--backend cpu|cuda]\n"
 	"       nodus import kernelbench-candidate FILE.py --problem NAME -o DIR\n"
 	"                         [--name CAND] [--campaign C.json [--expect LABEL]]\n"
 	"                         [--python PATH]\n\n"
@@ -50,6 +52,12 @@ static const char usage[] =
 	"the cpu, or the GPU: --backend); the values are nodus's declared draws, not get_inputs()'s: floating\n"
 	"inputs normal(0, 1) with variants, integer inputs the range get_inputs() gave\n"
 	"(said on stderr and in the task's description).\n\n"
+	"flashinfer: a FlashInfer-Bench dataset (DATASET/definitions, .json; workloads,\n"
+	"   .jsonl; solutions, .json) becomes a task and a reference per definition, a\n"
+	"   workload per workload line, a python solution per python or triton solution,\n"
+	"   and DIR/campaign.json with every solution against its definition's reference\n"
+	"   on every workload (backend cuda unless --backend says cpu). What nodus cannot\n"
+	"   take yet is left out, a line each on stderr (exit 1). Nothing is run.\n\n"
 	"kernelbench-candidate: a ModelNew file becomes the solution DIR/solutions/CAND.json\n"
 	"(CAND: the file's name, or --name) of the problem NAME imported into DIR; it\n"
 	"prints the campaign pair to add, or with --campaign adds it: a new campaign C.json\n"
@@ -92,6 +100,7 @@ struct import_args {
 	const char *campaign;               /* --campaign */
 	const char *expect;                 /* --expect */
 	int keep_going;                     /* --keep-going */
+	int backend_set;                    /* --backend was given */
 };
 
 /* One problem, probed and made into documents, not yet written. */
@@ -124,6 +133,7 @@ static int parse_option(int ch, struct import_args *a)
 			return nodus_cli_usage_error("import", "--backend: expected cpu or cuda, got "
 						     "'%s'", optarg);
 		a->backend = optarg;
+		a->backend_set = 1;
 		return 0;
 	case 'P': a->problem = optarg; return 0;
 	case 'n': a->name = optarg; return 0;
@@ -678,6 +688,34 @@ static int import_candidate(const struct import_args *a)
 	return 0;
 }
 
+static int import_flashinfer(const struct import_args *a)
+{
+	if (a->n_files != 1)
+		return nodus_cli_usage_error("import", "flashinfer: expected one dataset directory");
+	if (a->problem || a->name || a->campaign || a->expect || a->keep_going)
+		return nodus_cli_usage_error("import", "flashinfer takes -o, --python and --backend");
+	nodus_fi_opts o = {.python = a->python, .backend = a->backend_set ? a->backend : "cuda"};
+	nodus_fi_counts n;
+	nodus_buf notes = NODUS_BUF_INIT;
+	nodus_error err;
+	int rc = nodus__fi_import(a->files[0], a->dir, &o, &n, &notes, &err);
+	for (char *line = notes.data, *end; line && *line; line = end + 1) {
+		end = strchr(line, '\n');
+		fprintf(stderr, "nodus import: %.*s\n", (int)(end - line), line);
+	}
+	nodus_buf_release(&notes);
+	if (rc) {
+		nodus_cli_print_error(&err);
+		return nodus_cli_exit_for(rc);
+	}
+	printf("wrote %s: %d definition(s), %d workload(s), %d solution(s), %d pair(s)%s\n",
+	       a->dir, n.definitions, n.workloads, n.solutions, n.pairs,
+	       n.left_out ? "; left out what stderr names" : "");
+	printf("\nnext: nodus plan %s/campaign.json -o plan.json && nodus run plan.json --db "
+	       "records.db && nodus report records.db\n", a->dir);
+	return n.left_out ? 1 : NODUS_EXIT_OK;
+}
+
 int nodus_cmd_import(int argc, char **argv, const nodus_cli_ctx *ctx)
 {
 	struct import_args a = {.python = "/usr/bin/python3", .backend = "cpu", .timeout_s = 300,
@@ -699,6 +737,8 @@ int nodus_cmd_import(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	if (strcmp(a.sub, "kernelbench-candidate") == 0)
 		return import_candidate(&a);
-	return nodus_cli_usage_error("import", "expected kernelbench or kernelbench-candidate, "
-				     "got '%s'", a.sub);
+	if (strcmp(a.sub, "flashinfer") == 0)
+		return import_flashinfer(&a);
+	return nodus_cli_usage_error("import", "expected kernelbench, kernelbench-candidate or "
+				     "flashinfer, got '%s'", a.sub);
 }

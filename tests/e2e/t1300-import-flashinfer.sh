@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ------------------------------------------------------------------------
+# t1300-import-flashinfer.sh: `nodus import flashinfer` on a small dataset in
+# FlashInfer-Bench's layout, written for nodus (tests/fixtures/flashinfer;
+# docs/import.md):
+#   1. the definition becomes a task (its const and var axes, a scalar input
+#      that is constant, never varied) and a wrapped reference, each random
+#      or scalar workload a workload (the scalar's value its init), the
+#      value-returning and the destination-passing solution python
+#      solutions, the campaign every solution on every workload and the
+#      reference against itself, the scalar's audit checks waived with a
+#      reason; what nodus cannot take (an integer input, a safetensors
+#      input, a CUDA solution) is said with its file, and the exit is 1;
+#   2. with torch, the campaign plans (its judge audit passes) and runs on
+#      the cpu: every pair OK, both solutions correct against the reference;
+#   3. importing again into the same directory writes nothing (exit 2, the
+#      file named); a directory with no dataset is refused in words.
+# Items 2 needs /usr/bin/python3 with torch; without it they are skipped.
+# ------------------------------------------------------------------------
+set -u
+. "$(dirname "$0")/lib/campaign.sh"
+tmp=$(mktemp -d)
+trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+NODUS=$(private_nodus "$tmp")
+ds=$NODUS_SRC/tests/fixtures/flashinfer
+out=$tmp/out
+
+# 1. the import
+"$NODUS" import flashinfer "$ds" -o "$out" --backend cpu >"$tmp/stdout" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "1.1 exited $rc, expected 1 (something left out): $(cat "$tmp/err")"
+grep -q "wrote $out: 1 definition(s), 2 workload(s), 2 solution(s), 5 pair(s)" "$tmp/stdout" ||
+	fail "1.2 the counts: $(cat "$tmp/stdout")"
+for want in "gather_rows.json: definition gather_rows left out: input 'index' is int32" \
+	"rmsnorm_h64.jsonl:3: workload c3d4e5f6-0000-4000-8000-000000000003 left out: an input that is not random or scalar" \
+	"cuda_kernel.json: solution rmsnorm_cuda left out: only python and triton solutions"; do
+	grep -qF "$want" "$tmp/err" || fail "1.3 not said: $want (stderr: $(cat "$tmp/err"))"
+done
+python3 - "$out" <<'PY' || fail "1.4 the documents"
+import json, sys
+d = sys.argv[1]
+t = json.load(open(f"{d}/tasks/rmsnorm_h64.json"))
+assert t["axes"] == {"batch": {"type": "var"}, "hidden": {"type": "const", "value": 64}}, t["axes"]
+ins = {i["name"]: i for i in t["inputs"]}
+assert list(ins) == ["x", "weight", "eps"], list(ins)
+assert ins["eps"]["shape"] is None and ins["eps"]["init"]["dist"] == "constant" and "variants" not in ins["eps"]
+assert ins["x"]["variants"] and t["outputs"][0]["name"] == "y"
+w = json.load(open(f"{d}/workloads/rmsnorm_h64_a1b2c3d4.json"))
+assert w["axes"] == {"batch": 256} and w["inputs"]["eps"]["init"] == {"dist": "constant", "value": 1e-6}, w
+ref = open(f"{d}/solutions/rmsnorm_h64_ref.py").read()
+assert "def run(x, weight, eps)" in ref and "def nodus_run(*args)" in ref
+dps = json.load(open(f"{d}/solutions/rmsnorm_torch_dps.json"))
+assert dps["entry"] == "rmsnorm" and dps["python"]["style"] == "destination", dps
+ret = json.load(open(f"{d}/solutions/rmsnorm_torch_returning.json"))
+assert ret["entry"] == "nodus_run", ret
+c = json.load(open(f"{d}/campaign.json"))
+got = sorted((p["workload"], p["candidate"]) for p in c["pairs"])
+assert len(got) == 5 and ("rmsnorm_h64_a1b2c3d4", "rmsnorm_h64_ref") in got, got
+checks = sorted(w["check"] for w in c["audit"]["waive"])
+assert checks == ["constant_input:eps", "dead_input:eps"] and all(w["reason"] for w in c["audit"]["waive"]), checks
+assert c["target"]["backend"] == "cpu"
+PY
+"$NODUS" check "$out/campaign.json" >/dev/null 2>"$tmp/err" || fail "1.5 nodus check: $(cat "$tmp/err")"
+
+# 2. plan and run, with torch
+if /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
+	relax_isolation "$out/campaign.json" 1000
+	set_judge "$out/campaign.json" max_rounds 10
+	"$NODUS" plan "$out/campaign.json" -o "$tmp/plan.json" >"$tmp/plan.txt" 2>&1 ||
+		fail "2.1 plan: $(grep -v '^  ok' "$tmp/plan.txt" | tail -5)"
+	"$NODUS" run "$tmp/plan.json" --db "$tmp/r.db" -q 2>"$tmp/err" || fail "2.2 run exited $?: $(cat "$tmp/err")"
+	python3 - "$tmp/r.db" <<'PY' || fail "2.3 the records"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT pair_id, status, IFNULL(message, '') FROM records WHERE final = 1").fetchall()
+bad = [r for r in rows if r[1] != "OK"]
+assert len(rows) == 5 and not bad, (len(rows), bad)
+PY
+else
+	echo "skipped: no torch (/usr/bin/python3 cannot import torch): item 2, the run"
+	skips=$((skips + 1))
+fi
+
+# 3. nothing overwritten; no dataset
+cp "$out/campaign.json" "$tmp/c.json"
+"$NODUS" import flashinfer "$ds" -o "$out" --backend cpu >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "exists: nodus import never overwrites a file (nothing was written)" "$tmp/err" ||
+	fail "3.1 a second import into the same directory: $(cat "$tmp/err")"
+cmp -s "$tmp/c.json" "$out/campaign.json" || fail "3.2 the campaign changed"
+mkdir -p "$tmp/empty"
+"$NODUS" import flashinfer "$tmp/empty" -o "$tmp/none" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "nothing to import" "$tmp/err" && [ ! -e "$tmp/none" ] ||
+	fail "3.3 an empty dataset: $(cat "$tmp/err")"
+[ "$fails" -eq 0 ] && echo "t1300: the FlashInfer-Bench fixture imported, what is left out said"
+test_exit
