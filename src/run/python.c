@@ -230,18 +230,22 @@ static int trees_path(const char *so_path, char *out, size_t size)
 }
 
 int nodus__python_trees_write(const char *so_path, const nodus_python_info *info,
-			      nodus_error *err)
+			      const char *ext_dir, nodus_error *err)
 {
 	char path[4200], tmp[4220];
 	if (trees_path(so_path, path, sizeof(path)))
 		return NODUS_ERR(err, NODUS_EINTERNAL, "'%s' is not a shared object's path", so_path);
-	if (!info->trees[0]) {
+	if (ext_dir && (!*ext_dir || strpbrk(ext_dir, ":\n")))
+		return NODUS_ERR(err, NODUS_EINVAL, "the extension directory '%s' has a colon or a "
+				 "newline: use another --cache", ext_dir);
+	if (!info->trees[0] && !ext_dir) {
 		unlink(path);
 		return 0;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
-	int ok = f && fprintf(f, "%s\n", info->trees) > 0;
+	int ok = f && fprintf(f, "%s%s%s\n", info->trees, info->trees[0] && ext_dir ? ":" : "",
+			      ext_dir ? ext_dir : "") > 0;
 	if (f && fclose(f))
 		ok = 0;
 	if (!ok || rename(tmp, path)) {
