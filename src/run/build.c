@@ -270,7 +270,7 @@ struct build {
 	char py_trees[4096];             /* py->trees, split in place for the jail */
 	char py_bin[PATH_MAX];           /* the interpreter's directory (a venv's bin) */
 	char py_cfg[PATH_MAX + 16];      /* a virtual environment's pyvenv.cfg */
-	char env_py[8][PATH_MAX + 32];   /* the record step's environment beyond env */
+	char env_py[8][2 * PATH_MAX + 32]; /* the record step's environment beyond env */
 	double timeout_s;                /* the whole build's, for its message */
 };
 
@@ -684,12 +684,16 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 
 /* The record step's environment: the build's, plus what torch's
  * extension builder reads (no bytecode, no user site, its own directory;
- * on cuda CUDA_HOME, the toolkit nvcc's path names, and the H200's arch). */
+ * on cuda CUDA_HOME, the toolkit nvcc's path names, and the H200's arch;
+ * PATH led by the interpreter's directory). Call after record_argv. */
 static void record_env(struct build *b, const char *stage, const char **env)
 {
 	int n = 0;
 	for (int k = 0; b->env[k]; k++)
 		env[n++] = b->env[k];
+	/* the interpreter's directory first: a virtual environment's ninja */
+	snprintf(b->env_py[2], sizeof(b->env_py[2]), "PATH=%s:%s", b->py_bin, b->env_path + 5);
+	env[0] = b->env_py[2];
 	snprintf(b->env_py[0], sizeof(b->env_py[0]), "TORCH_EXTENSIONS_DIR=%s", stage);
 	env[n++] = b->env_py[0];
 	env[n++] = "PYTHONDONTWRITEBYTECODE=1";
