@@ -714,16 +714,18 @@ static void record_env(struct build *b, const char *stage, const char **env)
 	env[n] = NULL;
 }
 
-/* Copies the regular file from (not followed if a link) to to; 0 or -1. */
-static int copy_file(const char *from, const char *to)
+/* Copies the regular file NAME of directory fd dir (never a link: the
+ * step that wrote it is solution code) to the new file to; 0, 1 when it
+ * is not a regular file (not kept), -1 when the copy failed. */
+static int copy_file_at(int dir, const char *name, const char *to)
 {
-	int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int in = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (in < 0)
-		return -1;
+		return 1; /* a link (ELOOP), or nothing readable: not kept */
 	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
 		close(in);
-		return -1;
+		return 1; /* not a regular file: not kept */
 	}
 	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	char buf[65536];
@@ -739,46 +741,67 @@ static int copy_file(const char *from, const char *to)
 	return 0;
 }
 
+/* A directory of fd dir (or a path when dir is AT_FDCWD) opened without
+ * following a link, as a stream; NULL if it is not one. */
+static DIR *open_dir_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
+	return d;
+}
+
+/* 1 for a name the record step gives a call's directory (ext_key: 32
+ * hexadecimal digits). */
+static int is_ext_key(const char *name)
+{
+	return strlen(name) == 32 && strspn(name, "0123456789abcdef") == 32;
+}
+
+/* Copies the .so files of the key directory name of top into tmp/name;
+ * 0 or -1. */
+static int keep_key_dir(DIR *top, const char *name, const char *tmp)
+{
+	char to[PATH_MAX + 400];
+	DIR *d = open_dir_at(dirfd(top), name);
+	struct dirent *f;
+	int rc = 0, made = 0;
+	while (d && rc == 0 && (f = readdir(d))) {
+		size_t len = strlen(f->d_name);
+		if (len < 4 || f->d_name[0] == '.' || strcmp(f->d_name + len - 3, ".so") != 0)
+			continue;
+		snprintf(to, sizeof(to), "%s/%s", tmp, name);
+		if (!made && mkdir(to, 0755))
+			rc = -1;
+		made = 1;
+		snprintf(to, sizeof(to), "%s/%s/%s", tmp, name, f->d_name);
+		if (rc == 0 && copy_file_at(dirfd(d), f->d_name, to) < 0)
+			rc = -1;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 /* Keeps, of what the record step left in stage (written by solution code:
- * anything may be a link), each STAGE/KEY/NAME.so that is a regular file
- * in a real directory, copied (new files the step cannot reach) into a
- * fresh directory that then replaces b->ext_dir. 0, or -1 (errno). */
+ * anything may be a link, the stage itself too), each STAGE/KEY/NAME.so
+ * that is a regular file in a real directory, opened without following
+ * links and copied (new files, outside anything the step could write)
+ * into a fresh directory that then replaces b->ext_dir. 0, or -1 (errno). */
 static int keep_extensions(struct build *b, const char *stage)
 {
-	char tmp[PATH_MAX + 16], dir[PATH_MAX + 80], from[PATH_MAX + 400], to[PATH_MAX + 400];
+	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->ext_dir);
 	if (!mkdtemp(tmp))
 		return -1;
 	chmod(tmp, 0755);
-	DIR *top = opendir(stage);
-	struct dirent *e, *f;
+	DIR *top = open_dir_at(AT_FDCWD, stage);
+	struct dirent *e;
 	int rc = 0;
-	while (top && rc == 0 && (e = readdir(top))) {
-		struct stat st;
-		snprintf(dir, sizeof(dir), "%s/%s", stage, e->d_name);
-		if (strlen(e->d_name) != 32 || strspn(e->d_name, "0123456789abcdef") != 32 ||
-		    lstat(dir, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		DIR *d = opendir(dir);
-		int made = 0;
-		while (d && rc == 0 && (f = readdir(d))) {
-			size_t len = strlen(f->d_name);
-			if (len < 4 || strcmp(f->d_name + len - 3, ".so") != 0 || f->d_name[0] == '.')
-				continue;
-			snprintf(from, sizeof(from), "%s/%s", dir, f->d_name);
-			if (lstat(from, &st) || !S_ISREG(st.st_mode))
-				continue;
-			snprintf(to, sizeof(to), "%s/%s", tmp, e->d_name);
-			if (!made && mkdir(to, 0755))
-				rc = -1;
-			made = 1;
-			snprintf(to, sizeof(to), "%s/%s/%s", tmp, e->d_name, f->d_name);
-			if (rc == 0 && copy_file(from, to))
-				rc = -1;
-		}
-		if (d)
-			closedir(d);
-	}
+	while (top && rc == 0 && (e = readdir(top)))
+		if (is_ext_key(e->d_name))
+			rc = keep_key_dir(top, e->d_name, tmp);
 	if (top)
 		closedir(top);
 	if (rc == 0) {

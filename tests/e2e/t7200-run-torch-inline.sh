@@ -15,7 +15,12 @@
 #      at run time than at build time) is LOAD_ERROR "no prebuilt
 #      extension", not a sandbox kill;
 #   4. the worker reads the extensions read-only: KEY.read names KEY.ext,
-#      and nothing but {key}/{name}.so files is kept there.
+#      and nothing but {key}/{name}.so files is kept there (two: the
+#      correct candidate's and the run-time one's);
+#   5. a module that attacks the build from its record step (it writes
+#      outside the build directory, leaves links to /etc/passwd and /etc
+#      where extensions go) wrote nothing outside and left no link in the
+#      cache; at run time it is correct (OK).
 # Isolation is not this test's subject: it is relaxed so that the compiles
 # beside it never make a pair NOT_ISOLATED. Without an interpreter that
 # imports torch (Debian's python3-torch) it prints "skipped: no torch" and
@@ -36,6 +41,8 @@ sys.exit(0 if any(os.path.exists(os.path.join(p, "torch", "extension.h")) for p 
 	exit 77
 fi
 tmp=$(mktemp -d)
+mark=/tmp/nodus-t7200-escape
+rm -f "$mark"
 trap 'rm -rf "$tmp"' EXIT
 copy_suites "$tmp"
 cp -r "$NODUS_SRC/tests/fixtures/torch-inline" "$tmp/suites/torch-inline"
@@ -56,9 +63,12 @@ def finals(db):
     return {pid.split("/")[1]: row for pid, *row in sqlite3.connect(db).execute(q)}
 first, second = finals(sys.argv[1]), finals(sys.argv[2])
 for run, recs in (("run 1", first), ("run 2", second)):
-    if len(recs) != 3:
-        fails.append(f"{run}: expected 3 final records, got {sorted(recs)}")
+    if len(recs) != 4:
+        fails.append(f"{run}: expected 4 final records, got {sorted(recs)}")
         continue
+    st, guard, msg, _, _ = recs["row_sum_inline_escape"]
+    if st != "OK":
+        fails.append(f"{run}: row_sum_inline_escape: expected OK, got {st} ({guard}: {msg})")
     st, guard, msg, _, _ = recs["row_sum_inline"]
     if st != "OK":
         fails.append(f"{run}: row_sum_inline: expected OK, got {st} ({guard}: {msg})")
@@ -70,7 +80,7 @@ for run, recs in (("run 1", first), ("run 2", second)):
     if st != "LOAD_ERROR" or "no prebuilt extension" not in msg:
         fails.append(f"{run}: row_sum_inline_runtime: expected LOAD_ERROR 'no prebuilt "
                      f"extension', got {st} ({guard}: {msg})")
-if len(first) == 3 and len(second) == 3:
+if len(first) == 4 and len(second) == 4:
     c1, c2 = first["row_sum_inline"][3], second["row_sum_inline"][3]
     if not c1 > 1:
         fails.append(f"run 1: row_sum_inline compiled in {c1} s: its extension was not built")
@@ -84,20 +94,29 @@ for f in fails:
 sys.exit(1 if fails else 0)
 PY
 
-# 4: what the worker reads: KEY.read names KEY.ext; only .so files kept
-n_ext=0
+# 4 and 5: what the worker reads: KEY.read names KEY.ext; only .so files
+# kept, no link (the escape candidate's are refused)
 for ext in "$tmp"/cache/*.ext; do
 	[ -d "$ext" ] || continue
-	n_ext=$((n_ext + 1))
 	read="${ext%.ext}.read"
 	grep -qF "$ext" "$read" 2>/dev/null || fail "$read does not name $ext"
 	other=$(find "$ext" -mindepth 1 ! -type d ! -name '*.so' | head -3)
 	[ -z "$other" ] || fail "$ext keeps more than extensions: $other"
-	[ -z "$(find "$ext" -type l)" ] || fail "$ext holds a symbolic link"
 done
+links=$(find "$tmp/cache" -type l | head -3)
+[ -z "$links" ] || fail "the cache holds symbolic links: $links"
 # the correct and the run-time candidates kept one each; the broken none
-[ "$n_ext" -eq 2 ] || fail "expected 2 extension directories in the cache, got $n_ext"
-ls "$tmp"/cache/*.build.* >/dev/null 2>&1 && fail "a build directory was left in the cache"
+n_so=$(find "$tmp"/cache/*.ext -name '*.so' | wc -l)
+[ "$n_so" -eq 2 ] || fail "expected 2 extensions in the cache, got $n_so: $(find "$tmp"/cache/*.ext)"
+ls -d "$tmp"/cache/*.build.* "$tmp"/cache/*.ext.* >/dev/null 2>&1 && fail "a build directory was left in the cache"
+if [ -e "$mark" ]; then
+	if grep -qs "landlock unavailable" "$tmp"/cache/*.log; then
+		echo "t7200: no Landlock here: the record step's write outside the build directory is not refused"
+	else
+		fail "the record step wrote $mark outside the build directory"
+	fi
+	rm -f "$mark"
+fi
 
-[ "$fails" -eq 0 ] && echo "t7200: load_inline built ahead: OK, COMPILE_ERROR, LOAD_ERROR as expected, cache hit"
+[ "$fails" -eq 0 ] && echo "t7200: load_inline built ahead: OK, COMPILE_ERROR, LOAD_ERROR as expected, cache hit, the build's jail held"
 test_exit
