@@ -24,6 +24,16 @@
  * is COMPILE_ERROR and says to list it), any other an attack (res->hack:
  * REWARD_HACK).
  *
+ * A python solution compiles nodus's torch adapter instead; when its
+ * module names torch.utils.cpp_extension, one more step in the same jail
+ * (the record step: the target's interpreter runs include/nodus/torch_ext.py,
+ * which executes the module with a recording load_inline/load) builds its
+ * extensions into the build directory, and nodus keeps each KEY/NAME.so
+ * (regular files only, opened without following links) in {cache}/{KEY}.ext,
+ * which the adapter is compiled to import from and KEY.read lets its
+ * worker read. A failed extension is a compile error. Python builds get
+ * 600 s at least.
+ *
  * Compiled are the sources with a source extension (.c .s .S for cpu; .cu
  * .c .cc .cpp .cxx for cuda); every other listed file (headers, data for
  * .incbin) is only readable. The record gets the compiler's output through
@@ -633,7 +643,6 @@ static int uses_extensions(const char *path)
 static int record_argv(struct build *b, const char *stage, const char **argv)
 {
 	int n = 0, cuda = b->s->backend == NODUS_BACKEND_CUDA;
-	char style[8];
 	for (int k = 0; k < b->n_jail - 1; k++) { /* the last is "--" */
 		if (cuda && strcmp(b->jail[k], "--as") == 0) {
 			k++;
@@ -673,9 +682,8 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 	snprintf(b->env_py[6], sizeof(b->env_py[6]), "%.*s", (int)(strlen(base) - 3), base);
 	argv[n++] = b->env_py[6]; /* the module's name, the source's stem */
 	argv[n++] = b->s->entry;
-	snprintf(style, sizeof(style), "%d", b->s->py_style);
-	snprintf(b->env_py[7], sizeof(b->env_py[7]), "%s", style);
-	argv[n++] = b->env_py[7];
+	snprintf(b->env_py[7], sizeof(b->env_py[7]), "%d", b->s->py_style);
+	argv[n++] = b->env_py[7]; /* the style, 1 or 2 */
 	argv[n++] = b->s->py_init;
 	argv[n++] = stage;
 	argv[n] = NULL;
