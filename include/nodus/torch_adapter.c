@@ -29,6 +29,10 @@
  *   NODUS_PY_PATH       its sys.path, entries separated by ':'
  *   NODUS_PY_INIT       a module's constructor arguments, a JSON array of
  *                       numbers, booleans and tuples of them (python.init; "[]")
+ *   NODUS_PY_EXT_HELPER path of include/nodus/torch_ext.py, embedded: the
+ *                       extension shim and the key of a load_inline call
+ *   NODUS_PY_EXT_DIR    the prebuilt extensions, {cache}/{KEY}.ext (optional,
+ *                       default "": none)
  *   NODUS_PY_CUDA       1 on the cuda backend (optional, default 0): the
  *                       tensors are cuda tensors of the harness's device
  *                       and every call runs on the harness's stream
@@ -64,10 +68,10 @@
  * stream is outside the events: the stream/host-gap check's business.
  *
  * torch.utils.cpp_extension.load_inline and load are replaced before the
- * module runs by a shim that imports a prebuilt extension from
- * NODUS_PY_EXT_DIR/KEY/NAME.so (KEY: a hash of the call's arguments) and
- * never starts a compiler; without it the call is a LOAD_ERROR saying so.
- * The build does not yet prebuild extensions (docs/formats.md).
+ * module runs by a shim (torch_ext.py's install_prebuilt) that imports the
+ * extension the build made from NODUS_PY_EXT_DIR/KEY/NAME.so (KEY: a hash
+ * of the call's arguments, torch_ext.py's ext_key) and never starts a
+ * compiler; without it the call is a LOAD_ERROR saying so.
  *
  * The interpreter holds the GIL on the worker's only thread for the whole
  * life of the process; nothing here is thread-safe, nothing needs to be.
@@ -86,7 +90,7 @@
 
 #if !defined(NODUS_PY_ENTRY) || !defined(NODUS_PY_STYLE) || !defined(NODUS_PY_SOURCE) ||     \
 	!defined(NODUS_PY_MODULE) || !defined(NODUS_PY_LIBPYTHON) || !defined(NODUS_PY_HOME) || \
-	!defined(NODUS_PY_PATH) || !defined(NODUS_PY_INIT)
+	!defined(NODUS_PY_PATH) || !defined(NODUS_PY_INIT) || !defined(NODUS_PY_EXT_HELPER)
 #error "torch_adapter.c is built by nodus for a Python solution (src/run/build.c)"
 #endif
 
@@ -111,6 +115,17 @@ __asm__(".section .rodata\n"
 	".byte 0\n"
 	".previous\n");
 extern const char nodus_py_source_begin[] __asm__("nodus_py_source_begin");
+
+/* include/nodus/torch_ext.py, embedded: ext_key and install_prebuilt (the
+ * build's record step runs the same file, so a call's key is computed by
+ * one function on both sides), and PARAM_SEED. */
+__asm__(".section .rodata\n"
+	".balign 16\n"
+	"nodus_py_ext_begin:\n"
+	".incbin \"" NODUS_PY_EXT_HELPER "\"\n"
+	".byte 0\n"
+	".previous\n");
+extern const char nodus_py_ext_begin[] __asm__("nodus_py_ext_begin");
 
 /* ---- DLPack (v0.6 layout, what torch 1.10 to 2.x read from a capsule) ---- */
 
@@ -222,8 +237,7 @@ static const char bootstrap[] =
 	 * get the same ones in every process. 1-D tensors (scales, shifts)
 	 * get magnitudes in [0.5, 1.5) of either sign (running variances:
 	 * positive); others normal / sqrt(fan_in). */
-	"PARAM_SEED = 20261202\n"
-	"def redraw(model):\n"
+		"def redraw(model):\n"
 	"    import torch\n"
 	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
 	"    for k, (name, t) in enumerate(named):\n"
@@ -250,47 +264,6 @@ static const char bootstrap[] =
 	"        except BaseException as e:\n"
 	"            raise NodusError(describe(e, path)) from None\n"
 	"    return checked\n"
-		/* torch.utils.cpp_extension's load_inline and load, replaced: the
-	 * worker may not start a compiler. The extension is imported from
-	 * ext_dir/KEY/NAME.so, KEY a hash of the call's arguments (the build
-	 * would put it there: not built yet, see docs/formats.md); a call
-	 * whose extension is not there is a load error that says so. */
-	"def ext_key(name, kw):\n"
-	"    import hashlib\n"
-	"    def norm(v):\n"
-	"        if v is None: return []\n"
-	"        return [v] if isinstance(v, str) else list(v)\n"
-	"    parts = [name] + [k + '=' + repr(norm(kw.get(k))) for k in ('cpp_sources', "
-	"'cuda_sources', 'sources', 'functions', 'extra_cflags', 'extra_cuda_cflags', "
-	"'extra_ldflags', 'extra_include_paths')] + ['with_cuda=' + repr(kw.get('with_cuda'))]\n"
-	"    return hashlib.sha256('\\0'.join(parts).encode()).hexdigest()[:32]\n"
-	"def shim_extensions(torch, ext_dir):\n"
-	"    import importlib.machinery, importlib.util, os\n"
-	/* not the real module: importing it looks for nvcc with `which`, a
-	 * process (killed by the load filter) */
-	"    ce = types.ModuleType('torch.utils.cpp_extension')\n"
-	"    def prebuilt(name, kw, how):\n"
-	"        key = ext_key(name, kw)\n"
-	"        so = f'{ext_dir}/{key}/{name}.so' if ext_dir else ''\n"
-	"        if not so or not os.path.exists(so):\n"
-	"            raise RuntimeError(f'{how}(name={name!r}): no prebuilt extension for this "
-	"call (key {key}): a worker may not run a compiler, and nodus does not build "
-	"load_inline extensions ahead yet (docs/formats.md, \"Python solutions\")')\n"
-	"        loader = importlib.machinery.ExtensionFileLoader(name, so)\n"
-	"        spec = importlib.util.spec_from_file_location(name, so, loader=loader)\n"
-	"        m = importlib.util.module_from_spec(spec)\n"
-	"        loader.exec_module(m)\n"
-	"        return m\n"
-	"    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, **kw):\n"
-	"        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)\n"
-	"        return prebuilt(name, kw, 'load_inline')\n"
-	"    def load(name, sources, **kw):\n"
-	"        kw.update(sources=sources)\n"
-	"        return prebuilt(name, kw, 'load')\n"
-	"    ce.load_inline = load_inline\n"
-	"    ce.load = load\n"
-	"    sys.modules['torch.utils.cpp_extension'] = ce\n"
-	"    torch.utils.cpp_extension = ce\n"
 	/* cuda: a call runs on the harness's stream (ExternalStream, made
 	 * once per stream), so the harness's events bracket its work */
 	"def on_stream(torch, streams, s, f, *args):\n"
@@ -330,7 +303,7 @@ static const char bootstrap[] =
 	"        (w @ w).sum(); (w * 2 + 1).sum(dim=1); torch.empty_like(w).copy_(w)\n"
 	"        torch.cuda.synchronize()\n"
 	"    streams = {}\n"
-	"    shim_extensions(torch, ext_dir)\n"
+	"    install_prebuilt(torch, ext_dir)\n"
 	"    mod = types.ModuleType(name)\n"
 	"    mod.__file__ = path\n"
 	"    sys.modules[name] = mod\n"
@@ -542,11 +515,20 @@ static int load_module(char *msg, size_t size)
 	    p->PyDict_SetItemString(globals, "__builtins__", builtins))
 		goto out;
 	p->Py_IncRef(globals);
+	/* the extension helper first: the bootstrap uses its names */
+	p->Py_IncRef(globals);
+	py_object *hargs[] = {p->PyUnicode_FromString(nodus_py_ext_begin), globals};
+	if (!(args = tuple_of(hargs, 2)) || !(r = p->PyObject_CallObject(exec, args)))
+		goto out;
+	p->Py_DecRef(r);
+	p->Py_DecRef(args);
+	args = NULL;
 	py_object *eargs[] = {p->PyUnicode_FromString(bootstrap), globals};
 	if (!(args = tuple_of(eargs, 2)) || !(r = p->PyObject_CallObject(exec, args)))
 		goto out;
 	p->Py_DecRef(r);
 	p->Py_DecRef(args);
+	args = NULL;
 	load = p->PyDict_GetItemString(globals, "nodus_load"); /* borrowed */
 	py_object *largs[] = {p->PyUnicode_FromString(NODUS_PY_PATH),
 			      p->PyUnicode_FromString(NODUS_PY_MODULE),

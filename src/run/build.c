@@ -24,11 +24,22 @@
  * is COMPILE_ERROR and says to list it), any other an attack (res->hack:
  * REWARD_HACK).
  *
+ * A python solution compiles nodus's torch adapter instead; when its
+ * module names torch.utils.cpp_extension, one more step in the same jail
+ * (the record step: the target's interpreter runs include/nodus/torch_ext.py,
+ * which executes the module with a recording load_inline/load) builds its
+ * extensions into the build directory, and nodus keeps each KEY/NAME.so
+ * (regular files only, opened without following links) in {cache}/{KEY}.ext,
+ * which the adapter is compiled to import from and KEY.read lets its
+ * worker read. A failed extension is a compile error. Python builds get
+ * 600 s at least.
+ *
  * Compiled are the sources with a source extension (.c .s .S for cpu; .cu
  * .c .cc .cpp .cxx for cuda); every other listed file (headers, data for
  * .incbin) is only readable. The record gets the compiler's output through
  * build_log.c's filter; the unfiltered log stays beside the cache entry.
  * ------------------------------------------------------------------------ */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -49,6 +60,7 @@
 #define BUILD_AS_BYTES ((int64_t)8 << 30)      /* cc's address space (not nvcc's) */
 #define BUILD_NOFILE 1024
 #define BUILD_NPROC 4096                       /* per user: cc1, as, ld, nvcc's stages */
+#define PY_BUILD_TIMEOUT_S 600.0               /* a python solution's: its extensions too */
 
 static int mkdir_p(const char *path)
 {
@@ -262,7 +274,14 @@ struct build {
 	uint64_t deadline_ns;            /* the whole build's watchdog */
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
 	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
-	char py_defs[10][4200];           /* its adapter's -O and -D flags (torch_adapter.c) */
+	char py_defs[12][4200];          /* its adapter's -O and -D flags (torch_adapter.c) */
+	char ext_dir[PATH_MAX];          /* {cache}/{KEY}.ext: its prebuilt extensions */
+	char ext_helper[PATH_MAX + 32];  /* include/nodus/torch_ext.py */
+	char py_trees[4096];             /* py->trees, split in place for the jail */
+	char py_bin[PATH_MAX];           /* the interpreter's directory (a venv's bin) */
+	char py_cfg[PATH_MAX + 16];      /* a virtual environment's pyvenv.cfg */
+	char env_py[8][2 * PATH_MAX + 32]; /* the record step's environment beyond env */
+	double timeout_s;                /* the whole build's, for its message */
 };
 
 static void jail_rule(struct build *b, const char *opt, const char *path)
@@ -376,6 +395,9 @@ static void python_defs(struct build *b)
 	snprintf(b->py_defs[8], sizeof(b->py_defs[8]), "-DNODUS_PY_INIT=\"%s\"", s->py_init);
 	snprintf(b->py_defs[9], sizeof(b->py_defs[9]), "-DNODUS_PY_CUDA=%d",
 		 s->backend == NODUS_BACKEND_CUDA);
+	snprintf(b->py_defs[10], sizeof(b->py_defs[10]), "-DNODUS_PY_EXT_HELPER=\"%s\"",
+		 b->ext_helper);
+	snprintf(b->py_defs[11], sizeof(b->py_defs[11]), "-DNODUS_PY_EXT_DIR=\"%s\"", b->ext_dir);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)
@@ -576,6 +598,273 @@ static void failed_log(struct build *b, const char *log_path, nodus_build_result
 	nodus_buf_release(&log);
 }
 
+/* ---- a python solution's extensions (include/nodus/torch_ext.py) ---- */
+
+/* {cache, resolved}/{key}.ext into out; 0 or -1. */
+static int ext_dir_of(const char *cache_dir, const char *key, char *out, size_t size)
+{
+	char real[PATH_MAX];
+	if (!realpath(cache_dir, real))
+		return -1;
+	int n = snprintf(out, size, "%s/%s.ext", real, key);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* ext_dir when the build kept extensions there (a directory, not a
+ * link), else NULL. */
+static const char *ext_kept(const char *ext_dir)
+{
+	struct stat st;
+	return lstat(ext_dir, &st) == 0 && S_ISDIR(st.st_mode) ? ext_dir : NULL;
+}
+
+/* 1 when the module's source names torch.utils.cpp_extension: only then
+ * can it call load_inline or load (by any other route its call finds no
+ * prebuilt extension in the worker: LOAD_ERROR, nothing worse). */
+static int uses_extensions(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	nodus_buf text = NODUS_BUF_INIT;
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && text.len < (16u << 20))
+		nodus_buf_add(&text, chunk, n);
+	fclose(f);
+	int yes = strstr(text.data, "cpp_extension") != NULL;
+	nodus_buf_release(&text);
+	return yes;
+}
+
+/* The record step's argv: the build's jail (without cc's address space
+ * limit on cuda: nvcc's cicc), the interpreter's trees readable, then
+ * `PYTHON -I -B torch_ext.py record ...` writing into stage. */
+static int record_argv(struct build *b, const char *stage, const char **argv)
+{
+	int n = 0, cuda = b->s->backend == NODUS_BACKEND_CUDA;
+	for (int k = 0; k < b->n_jail - 1; k++) { /* the last is "--" */
+		if (cuda && strcmp(b->jail[k], "--as") == 0) {
+			k++;
+			continue;
+		}
+		argv[n++] = b->jail[k];
+	}
+	snprintf(b->py_bin, sizeof(b->py_bin), "%s", b->py->interpreter);
+	char *slash = strrchr(b->py_bin, '/');
+	if (slash && slash != b->py_bin)
+		*slash = '\0';
+	argv[n++] = "--exec";
+	argv[n++] = b->py_bin;
+	snprintf(b->py_cfg, sizeof(b->py_cfg), "%s/../pyvenv.cfg", b->py_bin);
+	argv[n++] = "--read";
+	argv[n++] = b->py_cfg;
+	snprintf(b->py_trees, sizeof(b->py_trees), "%s", b->py->trees);
+	for (char *t = b->py_trees; *t && n + 40 < MAX_ARGS;) {
+		size_t len = strcspn(t, ":");
+		int last = !t[len];
+		t[len] = '\0';
+		argv[n++] = "--exec"; /* a venv's site-packages may hold ninja's binary */
+		argv[n++] = t;
+		if (last)
+			break;
+		t += len + 1;
+	}
+	argv[n++] = "--";
+	argv[n++] = b->py->interpreter;
+	argv[n++] = "-I";
+	argv[n++] = "-B";
+	argv[n++] = b->ext_helper;
+	argv[n++] = "record";
+	argv[n++] = b->p.sources[0];
+	const char *base = strrchr(b->s->sources[0], '/');
+	base = base ? base + 1 : b->s->sources[0];
+	snprintf(b->env_py[6], sizeof(b->env_py[6]), "%.*s", (int)(strlen(base) - 3), base);
+	argv[n++] = b->env_py[6]; /* the module's name, the source's stem */
+	argv[n++] = b->s->entry;
+	snprintf(b->env_py[7], sizeof(b->env_py[7]), "%d", b->s->py_style);
+	argv[n++] = b->env_py[7]; /* the style, 1 or 2 */
+	argv[n++] = b->s->py_init;
+	argv[n++] = stage;
+	argv[n] = NULL;
+	return n;
+}
+
+/* The record step's environment: the build's, plus what torch's
+ * extension builder reads (no bytecode, no user site, its own directory;
+ * on cuda CUDA_HOME, the toolkit nvcc's path names, and the H200's arch;
+ * PATH led by the interpreter's directory). Call after record_argv. */
+static void record_env(struct build *b, const char *stage, const char **env)
+{
+	int n = 0;
+	for (int k = 0; b->env[k]; k++)
+		env[n++] = b->env[k];
+	/* the interpreter's directory first: a virtual environment's ninja */
+	snprintf(b->env_py[2], sizeof(b->env_py[2]), "PATH=%s:%s", b->py_bin, b->env_path + 5);
+	env[0] = b->env_py[2];
+	snprintf(b->env_py[0], sizeof(b->env_py[0]), "TORCH_EXTENSIONS_DIR=%s", stage);
+	env[n++] = b->env_py[0];
+	env[n++] = "PYTHONDONTWRITEBYTECODE=1";
+	env[n++] = "PYTHONNOUSERSITE=1";
+	env[n++] = "USER=nodus-build"; /* glog asks for it (else nscd's socket) */
+	char nvcc[PATH_MAX];
+	if (b->s->backend == NODUS_BACKEND_CUDA && find_program("nvcc", nvcc, sizeof(nvcc)) == 0) {
+		char *slash = strrchr(nvcc, '/');
+		if (slash)
+			*slash = '\0';
+		slash = strrchr(nvcc, '/');
+		if (slash && slash != nvcc)
+			*slash = '\0';
+		snprintf(b->env_py[1], sizeof(b->env_py[1]), "CUDA_HOME=%s", nvcc);
+		env[n++] = b->env_py[1];
+		env[n++] = "TORCH_CUDA_ARCH_LIST=9.0";
+	}
+	env[n] = NULL;
+}
+
+/* Copies the regular file NAME of directory fd dir (never a link: the
+ * step that wrote it is solution code) to the new file to; 0, 1 when it
+ * is not a regular file (not kept), -1 when the copy failed. */
+static int copy_file_at(int dir, const char *name, const char *to)
+{
+	int in = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (in < 0)
+		return 1; /* a link (ELOOP), or nothing readable: not kept */
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		close(in);
+		return 1; /* not a regular file: not kept */
+	}
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	char buf[65536];
+	ssize_t n = 0;
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (out < 0 || close(out) || n < 0)
+		return -1;
+	return 0;
+}
+
+/* A directory of fd dir (or a path when dir is AT_FDCWD) opened without
+ * following a link, as a stream; NULL if it is not one. */
+static DIR *open_dir_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
+	return d;
+}
+
+/* 1 for a name the record step gives a call's directory (ext_key: 32
+ * hexadecimal digits). */
+static int is_ext_key(const char *name)
+{
+	return strlen(name) == 32 && strspn(name, "0123456789abcdef") == 32;
+}
+
+/* Copies the .so files of the key directory name of top into tmp/name;
+ * 0 or -1. */
+static int keep_key_dir(DIR *top, const char *name, const char *tmp)
+{
+	char to[PATH_MAX + 400];
+	DIR *d = open_dir_at(dirfd(top), name);
+	struct dirent *f;
+	int rc = 0, made = 0;
+	while (d && rc == 0 && (f = readdir(d))) {
+		size_t len = strlen(f->d_name);
+		if (len < 4 || f->d_name[0] == '.' || strcmp(f->d_name + len - 3, ".so") != 0)
+			continue;
+		snprintf(to, sizeof(to), "%s/%s", tmp, name);
+		if (!made && mkdir(to, 0755))
+			rc = -1;
+		made = 1;
+		snprintf(to, sizeof(to), "%s/%s/%s", tmp, name, f->d_name);
+		if (rc == 0 && copy_file_at(dirfd(d), f->d_name, to) < 0)
+			rc = -1;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/* Keeps, of what the record step left in stage (written by solution code:
+ * anything may be a link, the stage itself too), each STAGE/KEY/NAME.so
+ * that is a regular file in a real directory, opened without following
+ * links and copied (new files, outside anything the step could write)
+ * into a fresh directory that then replaces b->ext_dir. 0, or -1 (errno). */
+static int keep_extensions(struct build *b, const char *stage)
+{
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->ext_dir);
+	if (!mkdtemp(tmp))
+		return -1;
+	chmod(tmp, 0755);
+	DIR *top = open_dir_at(AT_FDCWD, stage);
+	struct dirent *e;
+	int rc = 0;
+	while (top && rc == 0 && (e = readdir(top)))
+		if (is_ext_key(e->d_name))
+			rc = keep_key_dir(top, e->d_name, tmp);
+	if (top)
+		closedir(top);
+	if (rc == 0) {
+		nodus_remove_tree(b->ext_dir); /* a killed build's, or a stale one */
+		rc = rename(tmp, b->ext_dir);
+	}
+	if (rc)
+		nodus_remove_tree(tmp);
+	return rc;
+}
+
+/* A python solution whose module uses torch.utils.cpp_extension: its
+ * module run once, in the build's jail, by torch_ext.py's record step,
+ * which builds every load_inline/load call into the build directory;
+ * the extensions it made are then kept in b->ext_dir. 0 (kept, or the
+ * module raised for another reason: the worker's to judge), 1 an
+ * extension did not compile or the step failed (res->log), < 0 a harness
+ * failure. */
+static int record_extensions(struct build *b, const char *log_path, nodus_build_result *res,
+			     nodus_error *err)
+{
+	const char *argv[MAX_ARGS], *env[24];
+	char stage[1100];
+	snprintf(stage, sizeof(stage), "%s/ext", b->p.build_dir);
+	if (mkdir(stage, 0755))
+		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", stage, strerror(errno));
+	record_argv(b, stage, argv);
+	record_env(b, stage, env);
+	uint64_t now = nodus_now_ns();
+	double left_s = now < b->deadline_ns ? (double)(b->deadline_ns - now) * 1e-9 : 0.001;
+	int rc = run_tool(argv, env, b->p.build_dir, b->log_fd, 1, left_s, err);
+	if (rc < 0)
+		return rc;
+	if (nodus_now_ns() >= b->deadline_ns) {
+		snprintf(res->log, sizeof(res->log),
+			 "nodus: building the module's load_inline/load extensions ran past the "
+			 "build's %.0f s (a python solution's compile timeout)",
+			 (double)b->timeout_s);
+		snprintf(res->guard, sizeof(res->guard), "compile_timeout");
+		return 1;
+	}
+	if (rc == 3 || rc == 126 || rc == 127) { /* an extension failed; the jail or python did */
+		failed_log(b, log_path, res);
+		if (!strstr(res->log, "nodus: "))
+			snprintf(res->log, sizeof(res->log),
+				 "nodus: the record step of the module's extensions exited with "
+				 "status %d (the build log '%s' has its output)", rc, log_path);
+		return 1;
+	}
+	if (keep_extensions(b, stage))
+		return NODUS_ERR(err, NODUS_EIO, "cannot keep the extensions of '%s' in '%s': %s",
+				 b->s->name, b->ext_dir, strerror(errno));
+	return 0;
+}
+
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 			 nodus_build_result *res, nodus_error *err)
 {
@@ -597,11 +886,15 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	snprintf(res->so_path, sizeof(res->so_path), "%s/%s.so", o->cache_dir, res->key);
 	snprintf(deps_path, sizeof(deps_path), "%s/%s.deps", o->cache_dir, res->key);
 	snprintf(log_path, sizeof(log_path), "%s/%s.log", o->cache_dir, res->key);
+	char ext_dir[PATH_MAX];
+	if (py && ext_dir_of(o->cache_dir, res->key, ext_dir, sizeof(ext_dir)))
+		return NODUS_ERR(err, NODUS_EIO, "cannot resolve the cache directory '%s': %s",
+				 o->cache_dir, strerror(errno));
 	if (access(res->so_path, R_OK) == 0 && nodus__build_deps_current(deps_path)) {
 		res->ok = 1;
 		res->cache_hit = 1;
 		/* written again: an adapter cached before the file existed */
-		return py ? nodus__python_trees_write(res->so_path, py, err) : 0;
+		return py ? nodus__python_trees_write(res->so_path, py, ext_kept(ext_dir), err) : 0;
 	}
 
 	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
@@ -641,24 +934,35 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
 		snprintf(b->self, sizeof(b->self), "nodus");
 	build_prepare(b);
-	if (b->py)
+	if (b->py) {
+		snprintf(b->ext_dir, sizeof(b->ext_dir), "%s", ext_dir);
+		snprintf(b->ext_helper, sizeof(b->ext_helper), "%s/nodus/torch_ext.py",
+			 b->p.include_dir);
 		python_defs(b);
+	}
 	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->log_fd < 0) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));
 		goto out;
 	}
-	b->deadline_ns = nodus_now_ns() + (uint64_t)((o->timeout_s > 0 ? o->timeout_s : 120) * 1e9);
+	/* a python solution's build may compile its load_inline extensions
+	 * (torch's take about a minute each here) */
+	b->timeout_s = o->timeout_s > 0 ? o->timeout_s : 120;
+	if (py && b->timeout_s < PY_BUILD_TIMEOUT_S)
+		b->timeout_s = PY_BUILD_TIMEOUT_S;
+	b->deadline_ns = nodus_now_ns() + (uint64_t)(b->timeout_s * 1e9);
 	char out_so[1100 + 16];
 	snprintf(out_so, sizeof(out_so), "%s/out.so", b->p.build_dir);
 	uint64_t t0 = nodus_now_ns();
 	rc = build_all(b, out_so, res, err);
+	if (rc == 0 && py && uses_extensions(b->p.sources[0]))
+		rc = record_extensions(b, log_path, res, err);
 	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
 	if (rc < 0) {
 		read_log(log_path, res->log, sizeof(res->log)); /* the compiler could not be started */
 		goto out;
 	}
-	if (rc == 1)
+	if (rc == 1 && !res->log[0])
 		failed_log(b, log_path, res);
 	if (rc == 2) {
 		guard_of(res->log, res->guard, sizeof(res->guard));
@@ -672,7 +976,7 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	if ((rc = nodus__build_deps_write(tmp_deps, b->sealed.data, err)))
 		goto out;
 	/* the trees its worker reads, in place before the object they go with */
-	if (py && (rc = nodus__python_trees_write(res->so_path, py, err)))
+	if (py && (rc = nodus__python_trees_write(res->so_path, py, ext_kept(b->ext_dir), err)))
 		goto out;
 	if (rename(tmp_deps, deps_path) || rename(out_so, res->so_path)) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot move the build of '%s' into the cache: %s",

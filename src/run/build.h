@@ -18,7 +18,9 @@
  * of the harness.
  * A python solution is built from nodus's include/nodus/torch_adapter.c
  * with its module embedded and the interpreter's facts (run/python.h) in
- * its defines; those facts enter the cache key.
+ * its defines; those facts enter the cache key. Its load_inline/load
+ * extensions are built too, by running the module once in the build's
+ * jail, into {cache}/{KEY}.ext (build.c, include/nodus/torch_ext.py).
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_BUILD_H
 #define NODUS_BUILD_H
@@ -43,7 +45,7 @@ typedef struct nodus_build_opts {
 	const char *cache_dir;   /* where objects live; created if missing */
 	const char *include_dir; /* directory holding nodus/solution.h */
 	const char *cuda_arch;   /* e.g. "sm_90"; NULL = "sm_90" */
-	double timeout_s;        /* watchdog of the whole build; 0 = 120 s */
+	double timeout_s;        /* watchdog of the whole build; 0 = 120 s (python: 600 s at least) */
 	const char *self_path;   /* the nodus binary (runs `nodus __jail`); NULL = /proc/self/exe */
 	const char *python;      /* interpreter of python solutions (target.python); NULL = none */
 } nodus_build_opts;

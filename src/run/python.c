@@ -77,7 +77,7 @@ static int under_prefix(const char *path, const char *root)
 
 /* Adds path (resolved) to the ':'-separated list trees, unless a tree
  * there holds it already; 0, or -1 when it does not fit, would make more
- * than NODUS_PY_MAX_TREES, or holds a character the list cannot carry. */
+ * than NODUS_PY_MAX_TREES - 1 (the last is the extension directory's), or holds a character the list cannot carry. */
 static int add_tree(char *trees, size_t size, const char *path)
 {
 	char real[4096];
@@ -92,7 +92,8 @@ static int add_tree(char *trees, size_t size, const char *path)
 		t += n + (t[n] == ':');
 	}
 	size_t used = strlen(trees);
-	if (count >= NODUS_PY_MAX_TREES || used + strlen(real) + 2 > size)
+	/* one place left for the extension directory (build.c) */
+	if (count >= NODUS_PY_MAX_TREES - 1 || used + strlen(real) + 2 > size)
 		return -1;
 	snprintf(trees + used, size - used, "%s%s", used ? ":" : "", real);
 	return 0;
@@ -202,7 +203,7 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 					 "file or an editable install naming another directory is not "
 					 "read: install the package into the interpreter's environment",
 					 py, d, prefix ? prefix : "", base ? base : "",
-					 NODUS_PY_MAX_TREES);
+					 NODUS_PY_MAX_TREES - 1);
 		if (strpbrk(d, ":\"\\\n") || used + strlen(d) + 2 > sizeof(p->path))
 			return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s': sys.path entry '%s' "
 					 "has a colon, quote or backslash, or the path is too long", py, d);
@@ -259,25 +260,30 @@ static int trees_path(const char *so_path, char *out, size_t size)
 }
 
 int nodus__python_trees_write(const char *so_path, const nodus_python_info *info,
-			      nodus_error *err)
+			      const char *ext_dir, nodus_error *err)
 {
 	char path[4200], tmp[4220];
 	if (trees_path(so_path, path, sizeof(path)))
 		return NODUS_ERR(err, NODUS_EINTERNAL, "'%s' is not a shared object's path", so_path);
-	if (!info->trees[0]) {
+	if (ext_dir && (!*ext_dir || strpbrk(ext_dir, ":\n")))
+		return NODUS_ERR(err, NODUS_EINVAL, "the extension directory '%s' has a colon or a "
+				 "newline: use another --cache", ext_dir);
+	if (!info->trees[0] && !ext_dir) {
 		unlink(path);
 		return 0;
 	}
+	char line[4200 + 8];
+	snprintf(line, sizeof(line), "%s%s%s", info->trees, info->trees[0] && ext_dir ? ":" : "",
+		 ext_dir ? ext_dir : "");
 	/* the same list already there: nothing to write (workers of other
 	 * attempts and replay shards read it now) */
-	char now[4200];
+	char now[4200 + 8];
 	FILE *cur = fopen(path, "r");
 	size_t got = cur ? fread(now, 1, sizeof(now) - 1, cur) : 0;
 	if (cur)
 		fclose(cur);
 	now[got] = 0;
-	if (cur && strcspn(now, "\n") == strlen(info->trees) &&
-	    strncmp(now, info->trees, strlen(info->trees)) == 0)
+	if (cur && strcspn(now, "\n") == strlen(line) && strncmp(now, line, strlen(line)) == 0)
 		return 0;
 	/* a name of its own: two writers at once never share a half file */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
@@ -285,7 +291,7 @@ int nodus__python_trees_write(const char *so_path, const nodus_python_info *info
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (fd >= 0 && !f)
 		close(fd);
-	int ok = f && fprintf(f, "%s\n", info->trees) > 0 && fchmod(fileno(f), 0644) == 0;
+	int ok = f && fprintf(f, "%s\n", line) > 0 && fchmod(fileno(f), 0644) == 0;
 	if (f && fclose(f))
 		ok = 0;
 	if (!ok || rename(tmp, path)) {

@@ -38,15 +38,17 @@ int nodus__python_probe(const char *interpreter, const nodus_python_info **out,
 			nodus_error *err);
 
 /* The trees a python solution's worker may read beside the system's
- * (info.trees), beside its adapter in the compile cache: nodus__python_
- * trees_write puts them in SO_PATH's ".read" file (none when there are
- * none; 0 or NODUS_EIO), nodus__python_trees fills list (at most max
+ * (info.trees, and the directory of its prebuilt load_inline extensions,
+ * {cache}/{KEY}.ext, when ext_dir is not NULL), beside its adapter in the
+ * compile cache: nodus__python_trees_write puts them in SO_PATH's ".read"
+ * file (none when there are none; 0, NODUS_EINVAL for an ext_dir with a
+ * ':', or NODUS_EIO), nodus__python_trees fills list (at most max
  * entries, pointing into buf) from it before the worker or the audit
  * confines itself, and returns how many (0: no file, or not a python
  * solution's adapter). */
 #define NODUS_PY_MAX_TREES 32
 int nodus__python_trees_write(const char *so_path, const nodus_python_info *info,
-			      nodus_error *err);
+			      const char *ext_dir, nodus_error *err);
 int nodus__python_trees(const char *so_path, const char **list, int max, char *buf,
 			size_t size);
 

@@ -15,8 +15,10 @@
 #      pair AMBIGUOUS with 1 in its interval passes as undecided);
 #   2. a candidate doing its work on a stream of its own is never FASTER
 #      (expected REWARD_HACK from the stream/host-gap check, docs/guards.md);
-#   3. a load_inline candidate is LOAD_ERROR saying no extension was
-#      prebuilt (nodus does not prebuild them yet), never a sandbox kill;
+#   3. a load_inline candidate (a CUDA kernel compiled at import) is
+#      correct: nodus built its extension at build time (nvcc through
+#      torch.utils.cpp_extension, TORCH_CUDA_ARCH_LIST=9.0, in the build's
+#      jail) and the worker imported it from {cache}/{KEY}.ext;
 #   4. a Triton candidate's status is printed, not asserted (its JIT needs
 #      processes after lockdown: nodus does not warm a Triton cache yet);
 #      it must not be FASTER.
@@ -70,7 +72,7 @@ for pid, status, label, guard, msg, lo, hi in db.execute(
 bad = 0
 CORRECT = {"FASTER", "SLOWER", "TIED", "AMBIGUOUS"}
 for cand, want in [("vector_scale_torch", CORRECT), ("vector_scale_torch_aa", {"TIED"}),
-                   ("vector_scale_module", CORRECT), ("vector_scale_inline", {"LOAD_ERROR"}),
+                   ("vector_scale_module", CORRECT), ("vector_scale_inline", CORRECT),
                    ("vector_scale_side_stream", None), ("vector_scale_triton", None),
                    ("layernorm_module_manual", CORRECT), ("layernorm_module_ref", {"TIED"})]:
     r = final.get(cand)
@@ -86,9 +88,6 @@ for cand, want in [("vector_scale_torch", CORRECT), ("vector_scale_torch_aa", {"
     if want == {"TIED"} and st == "AMBIGUOUS" and lo is not None and lo <= 1 <= hi:
         ok = True  # undecided within max_rounds, not a false label (t3000's rule)
         msg = f"undecided: [{lo:.3f}, {hi:.3f}] holds 1 {msg}"
-    if cand == "vector_scale_inline" and ok and "prebuilt" not in msg:
-        ok = False
-        msg = "expected the message to say no extension was prebuilt: " + msg
     print(f"{'ok  ' if ok else 'FAIL'} {cand}: {st} {msg}")
     bad += not ok
 sys.exit(1 if bad else 0)

@@ -142,11 +142,42 @@ static void test_fit(void **state)
 	assert_ptr_equal(again, py);
 }
 
+/* 3. KEY.read: the interpreter's trees, then the prebuilt extensions'
+ * directory (KEY.ext), read back in order; none of either, no file; an
+ * ext_dir with a ':' is refused in words */
+static void test_trees_ext(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nodus-test-python-XXXXXX", so[256], read[256], buf[4200];
+	assert_non_null(mkdtemp(dir));
+	snprintf(so, sizeof(so), "%s/KEY.so", dir);
+	snprintf(read, sizeof(read), "%s/KEY.read", dir);
+	nodus_python_info info;
+	memset(&info, 0, sizeof(info));
+	snprintf(info.trees, sizeof(info.trees), "/opt/venv/lib/site");
+	nodus_error err = {0};
+	const char *list[NODUS_PY_MAX_TREES];
+	assert_int_equal(nodus__python_trees_write(so, &info, "/c/KEY.ext", &err), 0);
+	assert_int_equal(nodus__python_trees(so, list, NODUS_PY_MAX_TREES, buf, sizeof(buf)), 2);
+	assert_string_equal(list[0], "/opt/venv/lib/site");
+	assert_string_equal(list[1], "/c/KEY.ext");
+	info.trees[0] = '\0';
+	assert_int_equal(nodus__python_trees_write(so, &info, "/c/KEY.ext", &err), 0);
+	assert_int_equal(nodus__python_trees(so, list, NODUS_PY_MAX_TREES, buf, sizeof(buf)), 1);
+	assert_string_equal(list[0], "/c/KEY.ext");
+	assert_int_not_equal(nodus__python_trees_write(so, &info, "/c:d/KEY.ext", &err), 0);
+	assert_non_null(strstr(err.message, "has a colon"));
+	assert_int_equal(nodus__python_trees_write(so, &info, NULL, &err), 0);
+	assert_int_equal(access(read, F_OK), -1); /* nothing to read: no file */
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_trees_ext),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # vector_scale_inline: vector_scale the way KernelBench's CUDA candidates are
 # written: a kernel compiled with torch.utils.cpp_extension.load_inline at
-# import, called from a ModelNew. A worker may not run a compiler; until
-# nodus prebuilds load_inline extensions at build time this is LOAD_ERROR
-# ("no prebuilt extension for this call").
+# import, called from a ModelNew. A worker may not run a compiler: nodus
+# builds the extension at build time (include/nodus/torch_ext.py) and the
+# worker imports it; expected correct.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: MIT
+# ------------------------------------------------------------------------
+# torch_ext.py: torch.utils.cpp_extension's load_inline and load, built
+# ahead at build time and imported at run time (docs/formats.md, "Python
+# solutions").
+#
+# One file, two users, so that the key of a call is computed by one
+# function (ext_key) on both sides:
+#   - the build (src/run/build.c) runs it as a program, inside the build's
+#     jail: `PYTHON -I -B torch_ext.py record SOURCE MODULE ENTRY STYLE INIT
+#     EXT_DIR`. It installs a *recording* load_inline/load that call the
+#     real ones with build_directory EXT_DIR/KEY, executes the solution's
+#     module (and, for a module solution, constructs its entry class once
+#     with INIT), and exits 3 when an extension failed to compile, after
+#     printing "nodus: ..." and torch's message (ninja's, the compiler's
+#     output); anything else the module does is its own business (the
+#     worker will load it again and judge it). Exit 0 otherwise.
+#   - the torch adapter (include/nodus/torch_adapter.c) embeds it (.incbin)
+#     and executes it in its bootstrap's namespace; install_prebuilt then
+#     replaces torch.utils.cpp_extension by a module whose load_inline and
+#     load import EXT_DIR/KEY/NAME.so and never start a process (a worker
+#     may not). A call whose arguments differ from the build's has another
+#     key, and raises "no prebuilt extension for this call".
+# The key covers the call's name, sources, functions, extra flags and
+# include paths and with_cuda; not build_directory, verbose or anything
+# else that does not change what is built.
+# ------------------------------------------------------------------------
+import sys
+import types
+
+# the seed of torch.manual_seed before a module's construction (the
+# adapter's bootstrap uses it too: this file runs in its namespace)
+PARAM_SEED = 20261202
+
+
+def ext_key(name, kw):
+    """The key of one load_inline/load call: its directory under EXT_DIR."""
+    import hashlib
+
+    def norm(v):
+        if v is None:
+            return []
+        return [v] if isinstance(v, str) else list(v)
+
+    parts = [name] + [k + '=' + repr(norm(kw.get(k))) for k in (
+        'cpp_sources', 'cuda_sources', 'sources', 'functions', 'extra_cflags',
+        'extra_cuda_cflags', 'extra_ldflags', 'extra_include_paths')]
+    parts.append('with_cuda=' + repr(kw.get('with_cuda')))
+    return hashlib.sha256('\0'.join(parts).encode()).hexdigest()[:32]
+
+
+def ext_name(name, how):
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f'{how}(name={name!r}): expected a Python identifier as the '
+                         'extension\'s name')
+    return name
+
+
+def install_prebuilt(torch, ext_dir):
+    """The worker's torch.utils.cpp_extension: prebuilt extensions only.
+    Not the real module: importing it looks for nvcc with `which`, a
+    process (killed by the load filter)."""
+    import importlib.machinery
+    import importlib.util
+    import os
+    ce = types.ModuleType('torch.utils.cpp_extension')
+
+    def prebuilt(name, kw, how):
+        ext_name(name, how)
+        key = ext_key(name, kw)
+        so = f'{ext_dir}/{key}/{name}.so' if ext_dir else ''
+        if not so or not os.path.exists(so):
+            raise RuntimeError(
+                f'{how}(name={name!r}): no prebuilt extension for this call (key {key}): '
+                'a worker may not run a compiler, and the build ran the module with other '
+                'arguments to this call (or never reached it); the arguments must not '
+                'depend on anything known only at run time (docs/formats.md, "Python '
+                'solutions")')
+        loader = importlib.machinery.ExtensionFileLoader(name, so)
+        spec = importlib.util.spec_from_file_location(name, so, loader=loader)
+        m = importlib.util.module_from_spec(spec)
+        loader.exec_module(m)
+        return m
+
+    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, **kw):
+        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)
+        return prebuilt(name, kw, 'load_inline')
+
+    def load(name, sources, **kw):
+        kw.update(sources=sources)
+        return prebuilt(name, kw, 'load')
+
+    ce.load_inline = load_inline
+    ce.load = load
+    sys.modules['torch.utils.cpp_extension'] = ce
+    torch.utils.cpp_extension = ce
+
+
+def install_recording(ext_dir, failures):
+    """The build's: the real load_inline/load, each call built into
+    ext_dir/KEY (whatever build_directory the call named). A failure is
+    appended to failures, then raised as torch raised it."""
+    import os
+    import torch.utils.cpp_extension as real
+    real_inline, real_load = real.load_inline, real.load
+
+    def build(name, kw, how, fn):
+        ext_name(name, how)
+        d = os.path.join(ext_dir, ext_key(name, kw))
+        os.makedirs(d, exist_ok=True)
+        args = {k: v for k, v in kw.items() if k != 'build_directory'}
+        try:
+            return fn(name, build_directory=d, **args)
+        except Exception as e:
+            failures.append((f'{how}(name={name!r})', e))
+            raise
+
+    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, **kw):
+        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)
+        return build(name, kw, 'load_inline', real_inline)
+
+    def load(name, sources, **kw):
+        kw.update(sources=sources)
+        return build(name, kw, 'load', real_load)
+
+    real.load_inline = load_inline
+    real.load = load
+
+
+def record(args):
+    """The build's record step (see the file comment); the exit status."""
+    if len(args) != 7 or args[0] != 'record':
+        print('nodus: usage: torch_ext.py record SOURCE MODULE ENTRY STYLE INIT EXT_DIR',
+              file=sys.stderr)
+        return 2
+    path, name, entry, style, init, ext_dir = args[1:]
+    import json
+    import torch
+    failures = []
+    install_recording(ext_dir, failures)
+    with open(path, encoding='utf-8') as f:
+        source = f.read()
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    try:
+        exec(compile(source, path, 'exec'), mod.__dict__)
+        obj = getattr(mod, entry, None)
+        if style == '2' and isinstance(obj, type):
+            torch.manual_seed(PARAM_SEED)
+            obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])
+    except BaseException as e:  # the worker judges the module; only builds matter here
+        if not failures:
+            print(f'nodus: note: the module raised at build time (the worker will load it '
+                  f'again): {type(e).__name__}: {e}', file=sys.stderr)
+    for call, e in failures:
+        first = (str(e).splitlines() or [''])[0].split(': [')[0][:200]
+        print(f'nodus: {call} did not compile at build time: {type(e).__name__}: {first}',
+              file=sys.stderr)
+        print(str(e), file=sys.stderr)
+    return 3 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(record(sys.argv[1:]))
