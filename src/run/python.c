@@ -77,7 +77,8 @@ static int under_prefix(const char *path, const char *root)
 
 /* Adds path (resolved) to the ':'-separated list trees, unless a tree
  * there holds it already; 0, or -1 when it does not fit, would make more
- * than NODUS_PY_MAX_TREES - 1 (the last is the extension directory's), or holds a character the list cannot carry. */
+ * than NODUS_PY_MAX_TREES - 1 (the last place is the extension
+ * directory's), or holds a character the list cannot carry. */
 static int add_tree(char *trees, size_t size, const char *path)
 {
 	char real[4096];
