@@ -500,14 +500,16 @@ int nodus__fi_import(const char *in, const char *out, const nodus_fi_opts *o,
 	int n = 0, rc = 0;
 	snprintf(dir, sizeof(dir), "%s/definitions", in);
 	collect(dir, ".json", &files, &n);
-	qsort(files, (size_t)n, sizeof(char *), by_name);
+	if (n > 0) /* qsort takes no NULL, even for nothing */
+		qsort(files, (size_t)n, sizeof(char *), by_name);
 	for (int k = 0; k < n; k++)
 		definition(x, files[k]);
 	free_list(files, n);
 	files = NULL, n = 0;
 	snprintf(dir, sizeof(dir), "%s/workloads", in);
 	collect(dir, ".jsonl", &files, &n);
-	qsort(files, (size_t)n, sizeof(char *), by_name);
+	if (n > 0) /* qsort takes no NULL, even for nothing */
+		qsort(files, (size_t)n, sizeof(char *), by_name);
 	for (int k = 0; k < n; k++) {
 		nodus_buf b = NODUS_BUF_INIT;
 		if (nodus_buf_read_file(&b, files[k]) == 0) {
@@ -527,7 +529,8 @@ int nodus__fi_import(const char *in, const char *out, const nodus_fi_opts *o,
 	files = NULL, n = 0;
 	snprintf(dir, sizeof(dir), "%s/solutions", in);
 	collect(dir, ".json", &files, &n);
-	qsort(files, (size_t)n, sizeof(char *), by_name);
+	if (n > 0) /* qsort takes no NULL, even for nothing */
+		qsort(files, (size_t)n, sizeof(char *), by_name);
 	for (int k = 0; k < n; k++)
 		solution(x, files[k]);
 	free_list(files, n);
