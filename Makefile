@@ -27,21 +27,23 @@ test: test-fast test-asan
 test-fast: $(BUILD)/nodus
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE busy
 	@echo "not run here: the busy-machine scenario t3310 (make test-busy)"
-	@# assertions a machine too busy for them left unchecked (tests/e2e/lib/load.sh)
-	@grep -h "^skipped: machine busy" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null || true
+	@# every assertion left unchecked, and why: a machine too busy for it
+	@# (tests/e2e/lib/load.sh), a missing tool, a known limit (GPU tests:
+	@# below); read before the next ctest run rewrites the log
+	@grep -h "^skipped: " $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | grep -v "^skipped: no GPU" || true
 	@# GPU tests skip without a GPU: say so where a reader of the log sees it
 	@cd $(BUILD) && ctest -L gpu -V 2>&1 | grep -iE "skipped: no gpu|tests passed" || true
 
 # t3310: `make test`'s busy-sensitive tests beside two `yes > /dev/null`
 test-busy: $(BUILD)/nodus
 	cd $(BUILD) && ctest --output-on-failure -L busy
-	@grep -h "^skipped: machine busy" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null || true
+	@grep -h "^skipped: " $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | grep -v "^skipped: no GPU" || true
 
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODUS_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
-	@grep -h "^skipped: machine busy" $(ASAN_BUILD)/Testing/Temporary/LastTest.log 2>/dev/null || true
+	@grep -h "^skipped: " $(ASAN_BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | grep -v "^skipped: no GPU" || true
 
 demo: $(BUILD)/nodus  # writes build/demo/report.html and prints its path
 	$(BUILD)/nodus demo
