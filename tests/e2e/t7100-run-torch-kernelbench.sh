@@ -73,8 +73,9 @@ python3 - "$tmp/r.db" "$busy" "$BUSY_MAX_CORES" <<'PYS'
 import json, sqlite3, sys
 db, busy, most = sqlite3.connect(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 fails, skipped, known, n, seen_labels = [], [], [], 0, []
-for pid, expect, status, label, guard, msg, dj in db.execute(
-        "SELECT r.pair_id, p.expect, r.status, r.label, r.guard, r.message, r.detail_json"
+for pid, expect, status, label, guard, msg, dj, lo, hi in db.execute(
+        "SELECT r.pair_id, p.expect, r.status, r.label, r.guard, r.message, r.detail_json,"
+        " r.ci_lo, r.ci_hi"
         " FROM records r JOIN pairs p ON p.plan_digest = r.plan_digest AND p.pair_id = r.pair_id"
         " WHERE r.final = 1 ORDER BY r.id"):
     n += 1
@@ -90,8 +91,14 @@ for pid, expect, status, label, guard, msg, dj in db.execute(
         elif expect != "EQUIVALENT" and label != expect:
             if busy > most or seen > most:
                 skipped.append((max(busy, seen), f"{pid}: expected {expect}, got {label}"))
-            elif expect == "TIED" and cand == ref:
-                known.append(f"{pid}: expected {expect}, got {label}")
+            elif expect == "TIED" and cand == ref and label == "AMBIGUOUS":
+                # undecided, which earns no reward: a torch A/A pair's two
+                # processes on this CPU can differ by about the margin
+                # (issue 17). One labelled FASTER or SLOWER fails: before
+                # the workers' heap was made alike (session 12) such a
+                # pair was FASTER 1.72 and this test skipped it
+                known.append(f"{pid}: expected {expect}, got {label}"
+                             + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else ""))
             else:
                 fails.append(f"{pid}: expected {expect}, got {label}")
     elif expect == "FAIL":
