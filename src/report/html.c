@@ -57,6 +57,21 @@ static const char *outcome_class(const char *o)
 	return "x";
 }
 
+/* 1 when the baseline's outcome o is not what the pair's expect
+ * declares (docs/formats.md): a label must be that label, EQUIVALENT any
+ * label, FAIL any failure, a status that status; no expect, no mismatch */
+static int misses_expect(const char *expect, const char *o)
+{
+	if (!expect || !*expect || !o || !*o)
+		return 0;
+	int label = strcmp(outcome_class(o), "x") != 0;
+	if (strcmp(expect, "EQUIVALENT") == 0)
+		return !label;
+	if (strcmp(expect, "FAIL") == 0)
+		return label || strcmp(o, "NOT_ISOLATED") == 0;
+	return strcmp(expect, o) != 0;
+}
+
 static double num(const json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
@@ -371,7 +386,7 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			  "padding:2px 6px}.f{background:#cfc}.s{background:#fcc}.t{background:#eef}"
 			  ".a{background:#ffc}.x{background:#ddd}.n{color:#666;font-size:11px}"
 			  "pre{margin:0;white-space:pre-wrap;max-width:60em}"
-			  ".d{outline:2px solid #c00;outline-offset:-2px}.hm td{text-align:center;"
+			  ".d{outline:2px solid #c00;outline-offset:-2px}.m{color:#c00;font-weight:bold}.hm td{text-align:center;"
 			  "min-width:3em}"
 			  "</style></head><body><h1>nodus report</h1><p>plan ");
 	esc(b, sget(plan, "digest"));
@@ -393,10 +408,16 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 	{
 		nodus_buf_adds(b, "<tr><td>");
 		esc(b, sget(p, "id"));
-		nodus_buf_adds(b, "</td><td>");
+		const char *bo = sget(json_object_get(p, "labels"), base);
+		/* the baseline not as the pair was constructed: marked, with why */
+		int missed = misses_expect(sget(p, "expect"), bo);
+		nodus_buf_adds(b, missed ? "</td><td class=\"m\" title=\"the baseline is " : "</td><td>");
+		if (missed) {
+			esc(b, bo);
+			nodus_buf_adds(b, ", not as declared\">&ne; ");
+		}
 		esc(b, sget(p, "expect"));
 		nodus_buf_adds(b, "</td>");
-		const char *bo = sget(json_object_get(p, "labels"), base);
 		json_array_foreach(json_object_get(rep, "conditions"), k, c)
 		{
 			const char *name = sget(c, "name");
