@@ -47,6 +47,9 @@
 #     bash bench/gpu-check.sh torch         python (torch) solutions on cuda:
 #                                           tests/gpu/test-gpu-torch.sh build-gpu
 #                                           (suites/torch-cuda, python3 on PATH)
+#     bash bench/gpu-check.sh landlock-trace  test-gpu-landlock with the pre-driver
+#                                           Landlock ruleset, under a carried strace:
+#                                           what the driver is refused
 #     bash bench/gpu-check.sh kernelbench [import nodus kb summary]
 #                                           the side-by-side study with KernelBench's
 #                                           evaluator (bench/kernelbench-side-by-side.sh;
@@ -369,10 +372,37 @@ json.dump(c, open(sys.argv[2], "w"), indent=1)' "$work/suites/cuda/campaign.json
 	done
 	(cd "$work" && tar -czf "$OUT/databases.tar.gz" "${dbs[@]}")
 elif [ "$mode" = torch ]; then
-	bash tests/gpu/test-gpu-torch.sh "$PWD/build-gpu" >"$OUT/torch.txt" 2>&1
+	NODUS_TORCH_DB="$OUT/torch.db" bash tests/gpu/test-gpu-torch.sh "$PWD/build-gpu" >"$OUT/torch.txt" 2>&1
 	rc=$?
 	cat "$OUT/torch.txt"
 	row "test-gpu-torch" "$([ $rc = 0 ] && echo PASS || { [ $rc = 77 ] && echo SKIPPED || echo FAILED; })"
+elif [ "$mode" = landlock-trace ]; then
+	# Why the CUDA driver does not start under a Landlock ruleset put on
+	# before it (docs/sandbox.md): test-gpu-landlock's check 2 with the
+	# pre-driver ruleset on, under strace (carried: STRACE, default
+	# .tools/strace/strace with its libraries beside it); every refused
+	# call, then the driver's last calls before the failure
+	ST=${STRACE:-$PWD/.tools/strace/strace}
+	t=build-gpu/tests/gpu/test-gpu-landlock
+	if [ -x "$ST" ] && [ -x "$t" ]; then
+		NODUS_CUDA_PREDRIVER_LANDLOCK=1 NODUS_CUDA_BACKEND="$PWD/build-gpu/libnodus_cuda.so" \
+			LD_LIBRARY_PATH="$(dirname "$ST"):$LD_LIBRARY_PATH" timeout 300 \
+			"$ST" -f -qq -o "$work/strace.txt" "$t" build-gpu/tests/gpu/libnodus_gpu_test_kernels.so \
+			>"$OUT/landlock.txt" 2>&1
+		rc=$?
+		{
+			echo "exit $rc"
+			echo "-- refused (EACCES/EPERM/EXDEV/ENOSYS)"
+			grep -E "= -1 (EACCES|EPERM|EXDEV|ENOSYS)" "$work/strace.txt" | grep -v "landlock_" | head -80
+			echo "-- opens of nvidia/dev/proc/sys paths that failed"
+			grep -E "= -1 E" "$work/strace.txt" | grep -E "nvidia|/dev/|/proc/|/sys/|connect|mknod" | head -80
+			echo "-- the last 150 calls"
+			tail -150 "$work/strace.txt"
+		} >>"$OUT/landlock.txt"
+		row "landlock-trace" "exit $rc ($(wc -l <"$work/strace.txt") calls traced)"
+	else
+		row "landlock-trace" "skipped: no strace ($ST) or test"
+	fi
 elif [ "$mode" = kernelbench ]; then
 	# the phases named (default all four) in order, in KBOUT, which a
 	# later call may carry back to go on (--resume, kb.jsonl)

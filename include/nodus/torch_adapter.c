@@ -67,6 +67,11 @@
  * enqueue its work on call->stream. Work the module puts on another
  * stream is outside the events: the stream/host-gap check's business.
  *
+ * On cuda, a module that names triton gets Triton's cache pointed at
+ * NODUS_PY_EXT_DIR/triton, read only, before it runs: the kernels the
+ * build's warm step compiled for the workload's shapes (torch_ext.py's
+ * install_triton_cache); a call compiled for anything else raises.
+ *
  * torch.utils.cpp_extension.load_inline and load are replaced before the
  * module runs by a shim (torch_ext.py's install_prebuilt) that imports the
  * extension the build made from NODUS_PY_EXT_DIR/KEY/NAME.so (KEY: a hash
@@ -304,6 +309,16 @@ static const char bootstrap[] =
 	"        torch.cuda.synchronize()\n"
 	"    streams = {}\n"
 	"    install_prebuilt(torch, ext_dir)\n"
+	/* Triton (cuda): kernels from the build's warm step only, never a
+	 * compile (torch_ext.py); a module without Triton imports nothing */
+	"    if device >= 0 and uses_triton(source):\n"
+	"        triton_env()\n"
+	"        try:\n"
+	"            import triton\n"
+	"        except ImportError:\n"
+	"            pass\n" /* the module's own import says so */
+	"        else:\n"
+	"            install_triton_cache(ext_dir + '/triton' if ext_dir else '')\n"
 	"    mod = types.ModuleType(name)\n"
 	"    mod.__file__ = path\n"
 	"    sys.modules[name] = mod\n"

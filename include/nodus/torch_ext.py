@@ -24,6 +24,28 @@
 # The key covers the call's name, sources, functions, extra flags and
 # include paths and with_cuda; not build_directory, verbose or anything
 # else that does not change what is built.
+#
+# Triton (cuda only) compiles a kernel at its first call, for that call's
+# specialisation (dtypes, 16-byte alignment, integers equal to 1), and
+# runs ptxas and a C compiler (its launcher) to do it: processes, which
+# a worker may not start. So:
+#   - the warm step (build.c, nodus_build_warm), once per solution and
+#     workload, in the build's jail with the GPU: `PYTHON -I -B
+#     torch_ext.py warm SOURCE MODULE ENTRY STYLE INIT EXT_DIR CALLS`
+#     executes the module, builds a module solution once, and calls the
+#     entry on fresh tensors of every shape in CALLS (the workload's and
+#     the shape probe's) with TRITON_CACHE_DIR in its stage; nodus keeps
+#     what Triton wrote there in EXT_DIR/triton. A Triton compile error
+#     exits 3 ("nodus: ..." and Triton's text); anything else the module
+#     does is the worker's to judge (exit 0).
+#   - the worker's bootstrap calls install_triton_cache before the module
+#     runs: Triton's cache manager becomes one that reads EXT_DIR/triton
+#     and never writes, creates or compiles; a call the warm step did not
+#     make raises, saying so.
+# Both sides set TRITON_MOCK_PTX_VERSION to TRITON_PTXAS_KEY (the build's
+# environment, the adapter's start): Triton puts ptxas's version into
+# every kernel's key and asks ptxas for it, a process; the cache is one
+# solution's, and the target's fingerprint names Triton's version.
 # ------------------------------------------------------------------------
 import sys
 import types
@@ -161,5 +183,148 @@ def record(args):
     return 3 if failures else 0
 
 
+# TRITON_MOCK_PTX_VERSION in the warm step and in the worker (see above)
+TRITON_PTXAS_KEY = 'nodus-warm-1'
+
+DTYPES = ('float32', 'float64', 'float16', 'bfloat16', 'int32', 'int64', 'uint8')
+
+
+def uses_triton(source):
+    return 'triton' in source
+
+
+def triton_env():
+    """What Triton reads from the environment, set the same way in the warm
+    step and in the worker, after CUDA is up: the ptxas key, and where
+    libcuda is (else Triton asks `ldconfig -p`, a process)."""
+    import os
+    os.environ['TRITON_MOCK_PTX_VERSION'] = TRITON_PTXAS_KEY
+    try:
+        with open('/proc/self/maps', encoding='utf-8', errors='replace') as f:
+            for line in f:
+                p = line.split()[-1]
+                if p.endswith('/libcuda.so.1') or '/libcuda.so.' in p:
+                    os.environ.setdefault('TRITON_LIBCUDA_PATH', os.path.dirname(p))
+                    break
+    except OSError:
+        pass
+
+
+def install_triton_cache(cache_dir):
+    """The worker's Triton cache (see the file comment): cache_dir, read
+    only. Triton's own manager creates its directory, and a miss compiles;
+    in a worker both are fatal (no mkdir, no process), so a miss raises."""
+    import json
+    import os
+    import triton
+    from triton.runtime import cache as tc
+
+    def missing(key, filename):
+        raise RuntimeError(
+            f'Triton: {filename} (cache key {key}) was not compiled at build time: the '
+            'build warms Triton\'s cache by calling the solution once per workload with '
+            'that workload\'s shapes and dtypes, and this call was compiled for another '
+            'specialisation (a kernel, constexpr or argument chosen from values known only '
+            'at run time?); a worker may not run ptxas or a compiler (docs/formats.md, '
+            '"Python solutions")')
+
+    class WarmCache(tc.FileCacheManager):
+        def __init__(self, key, override=False, dump=False):  # no makedirs
+            self.key = key
+            self.cache_dir = os.path.join(cache_dir, key)
+            self.lock_path = os.path.join(self.cache_dir, 'lock')
+
+        def get_file(self, filename):
+            p = os.path.join(self.cache_dir, filename)
+            if not os.path.exists(p):
+                missing(self.key, filename)
+            return p
+
+        def get_group(self, filename):
+            # the group names its files by the warm step's absolute paths
+            # (its stage): found again here by name
+            grp = os.path.join(self.cache_dir, f'__grp__{filename}')
+            if not os.path.exists(grp):
+                missing(self.key, filename)
+            with open(grp, encoding='utf-8') as f:
+                children = json.load(f).get('child_paths') or {}
+            found = {}
+            for child, path in children.items():
+                q = os.path.join(self.cache_dir, os.path.basename(path))
+                if os.path.exists(q):
+                    found[child] = q
+            return found
+
+        def put(self, data, filename, binary=True):
+            missing(self.key, filename)
+
+        def put_group(self, filename, group):
+            missing(self.key, filename)
+
+    triton.knobs.cache.manager_class = WarmCache
+
+
+def warm_tensor(torch, dtype, shape, device):
+    if dtype not in DTYPES:
+        raise ValueError(f'warm: unknown dtype {dtype!r}')
+    t = getattr(torch, dtype)
+    if t.is_floating_point:
+        return torch.randn(shape, device=device).to(t)
+    return torch.zeros(shape, dtype=t, device=device)  # a valid index anywhere
+
+
+def warm(args):
+    """The warm step (see the file comment); the exit status."""
+    if len(args) != 8 or args[0] != 'warm':
+        print('nodus: usage: torch_ext.py warm SOURCE MODULE ENTRY STYLE INIT EXT_DIR CALLS',
+              file=sys.stderr)
+        return 2
+    path, name, entry, style, init, ext_dir, calls = args[1:]
+    import json
+    import os
+    try:
+        import torch
+        device = int(os.environ.get('NODUS_CUDA_DEVICE') or 0)
+        torch.cuda.set_device(device)
+        torch.zeros(1, device='cuda').sum().item()
+        triton_env()
+    except BaseException as e:
+        print(f'nodus: the warm step could not use the GPU: {type(e).__name__}: {e}',
+              file=sys.stderr)
+        return 4
+    install_prebuilt(torch, ext_dir if os.path.isdir(ext_dir) else '')
+    torch.set_grad_enabled(False)
+    with open(path, encoding='utf-8') as f:
+        source = f.read()
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    try:
+        exec(compile(source, path, 'exec'), mod.__dict__)
+        obj = getattr(mod, entry)
+        if style == '2':
+            torch.manual_seed(PARAM_SEED)
+            obj = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])
+            obj = obj.to('cuda')
+        for call in json.loads(calls)['calls']:
+            ins = [warm_tensor(torch, d, s, 'cuda') for d, s in call['inputs']]
+            outs = [warm_tensor(torch, d, s, 'cuda') for d, s in call['outputs']]
+            if style == '2':
+                obj(*ins)
+            else:
+                obj(*ins, *outs)
+        torch.cuda.synchronize()
+    except BaseException as e:
+        if type(e).__module__.startswith('triton'):  # CompilationError, PTXASError ...
+            print(f'nodus: a Triton kernel did not compile at build time: '
+                  f'{type(e).__name__}: {str(e)[:4000]}', file=sys.stderr)
+            return 3
+        print(f'nodus: note: the module raised in the warm step (the worker will load it '
+              f'again and judge it): {type(e).__name__}: {e}', file=sys.stderr)
+    return 0
+
+
 if __name__ == '__main__':
+    if sys.argv[1:2] == ['warm']:
+        sys.exit(warm(sys.argv[1:]))
     sys.exit(record(sys.argv[1:]))

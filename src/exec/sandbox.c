@@ -391,7 +391,12 @@ static const char *const system_libs[] = {
 static const char *const cuda_read[] = {
 	"/usr/local", "/opt", "/proc", "/sys", "/dev", "/etc/nvidia", "/usr/share/nvidia",
 };
-static const char *const cuda_write[] = {"/dev"};
+/* /proc/self/task: the driver names each thread it makes (writes
+ * /proc/self/task/TID/comm, a file that does not exist when the ruleset is
+ * made) and gives up on cuInit when it cannot (cudaErrorOperatingSystem
+ * on the H200, seen with strace: bench/gpu-check.sh landlock-trace). The
+ * worker's own tasks only: nothing there reaches another process. */
+static const char *const cuda_write[] = {"/dev", "/proc/self/task"};
 
 /* Adds the rules of profile o to ll: the system libraries, o's files, its
  * writable directory and, on cuda, the driver's trees and the MPS dirs. */

@@ -93,11 +93,81 @@ void attempt_release(struct attempt *a)
 	json_decref(a->timing);
 }
 
+/* The shapes a worker calls a solution with on this workload (the
+ * workload's and the shape probe's), as nodus_build_warm takes them; NULL
+ * when out of memory. */
+static char *warm_calls(const nodus_task *t, const nodus_workload *w)
+{
+	json_t *calls = json_array();
+	for (int probe = 0; probe < 2 && calls; probe++) {
+		int64_t axes[NODUS_MAX_AXES];
+		nodus__instance_axes(t, w, probe, axes);
+		json_t *call = json_object(), *side[2] = {json_array(), json_array()};
+		for (int o = 0; o < 2; o++) {
+			int n = o ? t->n_outputs : t->n_inputs;
+			for (int i = 0; i < n; i++) {
+				const nodus_tensor_spec *ts = o ? &t->outputs[i] : &t->inputs[i];
+				json_t *dims = json_array();
+				for (int d = 0; d < ts->ndim; d++)
+					json_array_append_new(dims, json_integer(axes[ts->axis[d]]));
+				json_array_append_new(side[o],
+						      json_pack("[s,o]", nodus_dtype_name(ts->dtype), dims));
+			}
+		}
+		json_object_set_new(call, "inputs", side[0]);
+		json_object_set_new(call, "outputs", side[1]);
+		if (probe && json_equal(call, json_array_get(calls, 0)))
+			json_decref(call); /* no variable axis: one shape */
+		else
+			json_array_append_new(calls, call);
+	}
+	json_t *doc = json_pack("{s:o}", "calls", calls);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(doc);
+	return text;
+}
+
+/* A python solution's Triton kernels for this workload (nodus_build_warm);
+ * 0 with *ok telling whether the attempt goes on (else its status is set),
+ * < 0 a harness failure. */
+static int warm_one(struct run_ctx *x, struct attempt *a, const nodus_solution *s,
+		    const nodus_build_result *built, int is_ref, int *ok, nodus_error *err)
+{
+	*ok = 1;
+	if (s->language != NODUS_LANG_PYTHON || s->backend != NODUS_BACKEND_CUDA)
+		return 0;
+	char *calls = warm_calls(a->task, a->wl);
+	if (!calls)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory warming '%s'", s->name);
+	nodus_build_result w;
+	int rc = nodus_build_warm(s, &x->bopts, built, calls, &w, err);
+	free(calls);
+	if (rc)
+		return rc;
+	a->compile_s += w.compile_s;
+	if (w.ok)
+		return 0;
+	*ok = 0;
+	int harness = strcmp(w.guard, "triton_warm_gpu") == 0;
+	if (harness)
+		set_status(a, NODUS_STATUS_LOAD_ERROR, w.guard,
+			   "%s '%s': its Triton kernels could not be compiled at build time, "
+			   "because nodus could not use the GPU there (not the solution's fault): %s",
+			   is_ref ? "reference" : "candidate", s->name, w.log);
+	else if (is_ref)
+		set_status(a, NODUS_STATUS_INVALID_REFERENCE, w.guard,
+			   "reference '%s' did not compile: %s", s->name, w.log);
+	else
+		set_status(a, NODUS_STATUS_COMPILE_ERROR, w.guard,
+			   "candidate '%s' did not compile: %s", s->name, w.log);
+	return 0;
+}
+
 int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so,
 	       nodus_error *err)
 {
 	nodus_build_result r;
-	int rc = nodus_build_solution(a->ref, &x->bopts, &r, err);
+	int ok, rc = nodus_build_solution(a->ref, &x->bopts, &r, err);
 	if (rc)
 		return rc;
 	a->compile_s += r.compile_s;
@@ -107,12 +177,16 @@ int build_both(struct run_ctx *x, struct attempt *a, char *ref_so, char *cand_so
 			   "reference '%s' did not compile: %s", a->ref->name, r.log);
 		return 0;
 	}
+	if ((rc = warm_one(x, a, a->ref, &r, 1, &ok, err)) || !ok)
+		return rc;
 	snprintf(ref_so, 1024, "%s", r.so_path);
 	rc = nodus_build_solution(a->cand, &x->bopts, &r, err);
 	if (rc)
 		return rc;
 	a->compile_s += r.compile_s;
 	a->cache_hits += r.cache_hit;
+	if (r.ok && ((rc = warm_one(x, a, a->cand, &r, 0, &ok, err)) || !ok))
+		return rc;
 	if (!r.ok && r.hack) {
 		/* it made the tool chain read what no solution may: not a mistake */
 		set_status(a, NODUS_STATUS_REWARD_HACK, r.guard,

@@ -618,10 +618,8 @@ static const char *ext_kept(const char *ext_dir)
 	return lstat(ext_dir, &st) == 0 && S_ISDIR(st.st_mode) ? ext_dir : NULL;
 }
 
-/* 1 when the module's source names torch.utils.cpp_extension: only then
- * can it call load_inline or load (by any other route its call finds no
- * prebuilt extension in the worker: LOAD_ERROR, nothing worse). */
-static int uses_extensions(const char *path)
+/* 1 when the module's source (its first 16 MiB) holds word. */
+static int source_names(const char *path, const char *word)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -632,15 +630,25 @@ static int uses_extensions(const char *path)
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && text.len < (16u << 20))
 		nodus_buf_add(&text, chunk, n);
 	fclose(f);
-	int yes = strstr(text.data, "cpp_extension") != NULL;
+	int yes = text.data && strstr(text.data, word) != NULL;
 	nodus_buf_release(&text);
 	return yes;
 }
 
-/* The record step's argv: the build's jail (without cc's address space
- * limit on cuda: nvcc's cicc), the interpreter's trees readable, then
- * `PYTHON -I -B torch_ext.py record ...` writing into stage. */
-static int record_argv(struct build *b, const char *stage, const char **argv)
+/* What the CUDA driver reads and writes (exec/sandbox.c's cuda profile
+ * has the same trees): the warm step uses the GPU. */
+static const char *const gpu_read[] = {
+	"/usr/local", "/opt", "/proc", "/sys", "/etc/nvidia", "/usr/share/nvidia",
+};
+
+/* A torch_ext.py step's argv: the build's jail (without cc's address
+ * space limit on cuda: nvcc's cicc), the interpreter's trees readable,
+ * with gpu the driver's trees, /dev writable and ext_dir readable, then
+ * `PYTHON -I -B torch_ext.py CMD SOURCE MODULE ENTRY STYLE INIT LAST...`
+ * (record: LAST is the stage it writes into; warm: the extensions'
+ * directory and the calls). */
+static int step_argv(struct build *b, const char *cmd, int gpu, const char *const *last,
+		     const char **argv)
 {
 	int n = 0, cuda = b->s->backend == NODUS_BACKEND_CUDA;
 	for (int k = 0; k < b->n_jail - 1; k++) { /* the last is "--" */
@@ -649,6 +657,18 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 			continue;
 		}
 		argv[n++] = b->jail[k];
+	}
+	for (size_t k = 0; gpu && k < NODUS_ARRAY_SIZE(gpu_read); k++) {
+		argv[n++] = "--read";
+		argv[n++] = gpu_read[k];
+	}
+	if (gpu) {
+		argv[n++] = "--write";
+		argv[n++] = "/dev";
+		argv[n++] = "--write"; /* the driver names its threads (exec/sandbox.c) */
+		argv[n++] = "/proc/self/task";
+		argv[n++] = "--read";
+		argv[n++] = b->ext_dir;
 	}
 	snprintf(b->py_bin, sizeof(b->py_bin), "%s", b->py->interpreter);
 	char *slash = strrchr(b->py_bin, '/');
@@ -662,11 +682,11 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 	snprintf(b->py_trees, sizeof(b->py_trees), "%s", b->py->trees);
 	for (char *t = b->py_trees; *t && n + 40 < MAX_ARGS;) {
 		size_t len = strcspn(t, ":");
-		int last = !t[len];
+		int final = !t[len];
 		t[len] = '\0';
 		argv[n++] = "--exec"; /* a venv's site-packages may hold ninja's binary */
 		argv[n++] = t;
-		if (last)
+		if (final)
 			break;
 		t += len + 1;
 	}
@@ -675,7 +695,7 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 	argv[n++] = "-I";
 	argv[n++] = "-B";
 	argv[n++] = b->ext_helper;
-	argv[n++] = "record";
+	argv[n++] = cmd;
 	argv[n++] = b->p.sources[0];
 	const char *base = strrchr(b->s->sources[0], '/');
 	base = base ? base + 1 : b->s->sources[0];
@@ -685,7 +705,8 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 	snprintf(b->env_py[7], sizeof(b->env_py[7]), "%d", b->s->py_style);
 	argv[n++] = b->env_py[7]; /* the style, 1 or 2 */
 	argv[n++] = b->s->py_init;
-	argv[n++] = stage;
+	for (int k = 0; last[k]; k++)
+		argv[n++] = last[k];
 	argv[n] = NULL;
 	return n;
 }
@@ -693,7 +714,7 @@ static int record_argv(struct build *b, const char *stage, const char **argv)
 /* The record step's environment: the build's, plus what torch's
  * extension builder reads (no bytecode, no user site, its own directory;
  * on cuda CUDA_HOME, the toolkit nvcc's path names, and the H200's arch;
- * PATH led by the interpreter's directory). Call after record_argv. */
+ * PATH led by the interpreter's directory). Call after step_argv. */
 static void record_env(struct build *b, const char *stage, const char **env)
 {
 	int n = 0;
@@ -836,7 +857,8 @@ static int record_extensions(struct build *b, const char *log_path, nodus_build_
 	snprintf(stage, sizeof(stage), "%s/ext", b->p.build_dir);
 	if (mkdir(stage, 0755))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", stage, strerror(errno));
-	record_argv(b, stage, argv);
+	const char *last[] = {stage, NULL};
+	step_argv(b, "record", 0, last, argv);
 	record_env(b, stage, env);
 	uint64_t now = nodus_now_ns();
 	double left_s = now < b->deadline_ns ? (double)(b->deadline_ns - now) * 1e-9 : 0.001;
@@ -863,6 +885,70 @@ static int record_extensions(struct build *b, const char *log_path, nodus_build_
 		return NODUS_ERR(err, NODUS_EIO, "cannot keep the extensions of '%s' in '%s': %s",
 				 b->s->name, b->ext_dir, strerror(errno));
 	return 0;
+}
+
+/* A build of s in a fresh directory {cache}/{key}.{what}.XXXXXX, its paths
+ * resolved and its jail prepared, into *bp. 0 with *bp NULL when a source
+ * no longer resolves inside the solution (res->log and res->guard say
+ * so); < 0 a harness failure. */
+static int build_open(struct build **bp, const nodus_solution *s, const nodus_build_opts *o,
+		      const nodus_python_info *py, const char *key, const char *what,
+		      const char *ext_dir, nodus_build_result *res, nodus_error *err)
+{
+	*bp = NULL;
+	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
+	if (!b)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building '%s'", s->name);
+	b->s = s;
+	b->o = o;
+	/* a python solution's adapter is C, compiled by cc on either backend
+	 * (it needs no CUDA header: the stream is an opaque pointer) */
+	b->cuda = s->backend == NODUS_BACKEND_CUDA && !py;
+	b->py = py;
+	b->log_fd = -1;
+	nodus_buf_init(&b->sealed);
+	int rc = resolve_paths(&b->p, s, o, s->backend == NODUS_BACKEND_CUDA ? "nvcc" : "cc", err);
+	if (rc == NODUS_EINVAL) {
+		/* a source turned into a link out of the suite since it was checked */
+		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
+		guard_of(res->log, res->guard, sizeof(res->guard));
+		rc = 0;
+	}
+	if (rc || res->guard[0]) {
+		free(b);
+		return rc;
+	}
+	char tmpl[1100];
+	snprintf(tmpl, sizeof(tmpl), "%s/%s.%s.XXXXXX", o->cache_dir, key, what);
+	char real_tmp[PATH_MAX];
+	if (!mkdtemp(tmpl) || !realpath(tmpl, real_tmp) ||
+	    strlen(real_tmp) >= sizeof(b->p.build_dir) - 32) {
+		free(b);
+		return NODUS_ERR(err, NODUS_EIO, "cannot create a build directory in '%s': %s",
+				 o->cache_dir, strerror(errno));
+	}
+	memcpy(b->p.build_dir, real_tmp, strlen(real_tmp) + 1); /* fits: checked above */
+	if (o->self_path)
+		snprintf(b->self, sizeof(b->self), "%s", o->self_path);
+	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
+		snprintf(b->self, sizeof(b->self), "nodus");
+	build_prepare(b);
+	if (b->py) {
+		snprintf(b->ext_dir, sizeof(b->ext_dir), "%s", ext_dir);
+		snprintf(b->ext_helper, sizeof(b->ext_helper), "%s/nodus/torch_ext.py",
+			 b->p.include_dir);
+	}
+	*bp = b;
+	return 0;
+}
+
+static void build_close(struct build *b)
+{
+	if (b->log_fd >= 0)
+		close(b->log_fd);
+	nftw(b->p.build_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	nodus_buf_release(&b->sealed);
+	free(b);
 }
 
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
@@ -897,49 +983,11 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 		return py ? nodus__python_trees_write(res->so_path, py, ext_kept(ext_dir), err) : 0;
 	}
 
-	struct build *b = calloc(1, sizeof(*b)); /* about 120 KiB of paths */
-	if (!b)
-		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building '%s'", s->name);
-	b->s = s;
-	b->o = o;
-	/* a python solution's adapter is C, compiled by cc on either backend
-	 * (it needs no CUDA header: the stream is an opaque pointer) */
-	b->cuda = s->backend == NODUS_BACKEND_CUDA && !py;
-	b->py = py;
-	b->log_fd = -1;
-	nodus_buf_init(&b->sealed);
-	rc = resolve_paths(&b->p, s, o, s->backend == NODUS_BACKEND_CUDA ? "nvcc" : "cc", err);
-	if (rc == NODUS_EINVAL) {
-		/* a source turned into a link out of the suite since it was checked */
-		snprintf(res->log, sizeof(res->log), "nodus: %s", err->message);
-		guard_of(res->log, res->guard, sizeof(res->guard));
-		rc = 0;
-	}
-	if (rc || res->guard[0]) {
-		free(b);
+	struct build *b = NULL;
+	if ((rc = build_open(&b, s, o, py, res->key, "build", ext_dir, res, err)) || !b)
 		return rc;
-	}
-	char tmpl[1100];
-	snprintf(tmpl, sizeof(tmpl), "%s/%s.build.XXXXXX", o->cache_dir, res->key);
-	char real_tmp[PATH_MAX];
-	if (!mkdtemp(tmpl) || !realpath(tmpl, real_tmp) ||
-	    strlen(real_tmp) >= sizeof(b->p.build_dir) - 32) {
-		free(b);
-		return NODUS_ERR(err, NODUS_EIO, "cannot create a build directory in '%s': %s",
-				 o->cache_dir, strerror(errno));
-	}
-	memcpy(b->p.build_dir, real_tmp, strlen(real_tmp) + 1); /* fits: checked above */
-	if (o->self_path)
-		snprintf(b->self, sizeof(b->self), "%s", o->self_path);
-	else if (readlink("/proc/self/exe", b->self, sizeof(b->self) - 1) < 0)
-		snprintf(b->self, sizeof(b->self), "nodus");
-	build_prepare(b);
-	if (b->py) {
-		snprintf(b->ext_dir, sizeof(b->ext_dir), "%s", ext_dir);
-		snprintf(b->ext_helper, sizeof(b->ext_helper), "%s/nodus/torch_ext.py",
-			 b->p.include_dir);
+	if (b->py)
 		python_defs(b);
-	}
 	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->log_fd < 0) {
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", log_path, strerror(errno));
@@ -955,7 +1003,10 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	snprintf(out_so, sizeof(out_so), "%s/out.so", b->p.build_dir);
 	uint64_t t0 = nodus_now_ns();
 	rc = build_all(b, out_so, res, err);
-	if (rc == 0 && py && uses_extensions(b->p.sources[0]))
+	/* a module that names torch.utils.cpp_extension: only then can it
+	 * call load_inline or load (by any other route its call finds no
+	 * prebuilt extension in the worker: LOAD_ERROR, nothing worse) */
+	if (rc == 0 && py && source_names(b->p.sources[0], "cpp_extension"))
 		rc = record_extensions(b, log_path, res, err);
 	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
 	if (rc < 0) {
@@ -985,10 +1036,197 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	}
 	res->ok = 1;
 out:
-	if (b->log_fd >= 0)
-		close(b->log_fd);
-	nftw(b->p.build_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	nodus_buf_release(&b->sealed);
-	free(b);
+	build_close(b);
+	return rc;
+}
+
+/* ---- a python solution's Triton kernels (the warm step) ---- */
+
+/* ---- a python solution's Triton kernels: the warm step ---- */
+
+/* 1 for a name Triton gives a cache entry or a file in one (base32 keys,
+ * kernel and launcher files: letters, digits, '.', '_', '-'); never ".."
+ * or a hidden name. */
+static int is_triton_name(const char *name)
+{
+	return name[0] && name[0] != '.' && strlen(name) < 256 &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+		       strlen(name);
+}
+
+/* Keeps what the warm step's Triton wrote in stage (solution code: any
+ * entry may be a link): each STAGE/ENTRY/FILE that is a regular file in a
+ * real directory, opened without following links, copied into a fresh
+ * directory renamed to triton/ENTRY, for entries triton/ lacks (an entry's
+ * name is a hash of what it holds). 0, or -1 (errno). */
+static int keep_triton(const char *stage, const char *triton)
+{
+	DIR *top = open_dir_at(AT_FDCWD, stage);
+	if (!top)
+		return 0; /* Triton compiled nothing */
+	struct dirent *e;
+	int rc = 0;
+	char tmp[PATH_MAX + 32], to[PATH_MAX + 600], final[PATH_MAX + 300];
+	while (rc == 0 && (e = readdir(top))) {
+		if (!is_triton_name(e->d_name))
+			continue;
+		snprintf(final, sizeof(final), "%s/%s", triton, e->d_name);
+		if (access(final, F_OK) == 0)
+			continue;
+		DIR *d = open_dir_at(dirfd(top), e->d_name);
+		if (!d)
+			continue; /* not a directory: nothing Triton writes */
+		snprintf(tmp, sizeof(tmp), "%s/.keep.XXXXXX", triton);
+		if (!mkdtemp(tmp)) {
+			closedir(d);
+			rc = -1;
+			break;
+		}
+		chmod(tmp, 0755);
+		struct dirent *f;
+		while (rc == 0 && (f = readdir(d))) {
+			if (!is_triton_name(f->d_name))
+				continue;
+			snprintf(to, sizeof(to), "%s/%s", tmp, f->d_name);
+			if (copy_file_at(dirfd(d), f->d_name, to) < 0)
+				rc = -1;
+		}
+		closedir(d);
+		if (rc == 0 && rename(tmp, final) && errno != EEXIST && errno != ENOTEMPTY)
+			rc = -1;
+		nodus_remove_tree(tmp); /* left when another build kept the entry first */
+	}
+	closedir(top);
+	return rc;
+}
+
+/* The warm step's environment: the record step's, Triton's cache in the
+ * stage and its home in the build directory, and the orchestrator's
+ * choice of GPU. */
+static void warm_env(struct build *b, const char *stage, const char **env)
+{
+	record_env(b, stage, env);
+	int n = 0;
+	while (env[n])
+		n++;
+	snprintf(b->env_py[3], sizeof(b->env_py[3]), "TRITON_CACHE_DIR=%s/triton", stage);
+	env[n++] = b->env_py[3];
+	snprintf(b->env_py[4], sizeof(b->env_py[4]), "TRITON_HOME=%s", b->p.build_dir);
+	env[n++] = b->env_py[4];
+	static const char *const pass[] = {"CUDA_VISIBLE_DEVICES", "NODUS_CUDA_DEVICE",
+					   "CUDA_DEVICE_ORDER"};
+	size_t used = 0;
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(pass); k++) {
+		const char *v = getenv(pass[k]);
+		if (!v || used + strlen(pass[k]) + strlen(v) + 2 > sizeof(b->env_py[5]))
+			continue;
+		char *slot = b->env_py[5] + used;
+		used += (size_t)snprintf(slot, sizeof(b->env_py[5]) - used, "%s=%s", pass[k], v) + 1;
+		env[n++] = slot;
+	}
+	env[n] = NULL;
+}
+
+int nodus_build_warm(const nodus_solution *s, const nodus_build_opts *o,
+		     const nodus_build_result *built, const char *calls_json,
+		     nodus_build_result *res, nodus_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	res->ok = 1;
+	if (s->language != NODUS_LANG_PYTHON || s->backend != NODUS_BACKEND_CUDA || !built->ok)
+		return 0;
+	char src[PATH_MAX + NODUS_NAME_MAX + 8];
+	snprintf(src, sizeof(src), "%s/%s", s->dir[0] ? s->dir : ".", s->sources[0]);
+	if (!source_names(src, "triton"))
+		return 0;
+	const nodus_python_info *py = NULL;
+	int rc = nodus__python_probe(o->python, &py, err);
+	if (rc)
+		return rc;
+	char ext_dir[PATH_MAX], triton[PATH_MAX + 16], marker[PATH_MAX + 120];
+	if (ext_dir_of(o->cache_dir, built->key, ext_dir, sizeof(ext_dir)))
+		return NODUS_ERR(err, NODUS_EIO, "cannot resolve the cache directory '%s': %s",
+				 o->cache_dir, strerror(errno));
+	/* one warm per solution and set of shapes */
+	char hex[NODUS_SHA256_HEX];
+	nodus_sha256_hex(calls_json, strlen(calls_json), hex);
+	snprintf(triton, sizeof(triton), "%s/triton", ext_dir);
+	snprintf(marker, sizeof(marker), "%s/.warm-%.32s", triton, hex);
+	if (access(marker, F_OK) == 0) {
+		res->cache_hit = 1;
+		return 0;
+	}
+	struct build *b = NULL;
+	if ((rc = build_open(&b, s, o, py, built->key, "warm", ext_dir, res, err)) || !b) {
+		res->ok = !res->guard[0];
+		return rc;
+	}
+	char log_path[1100], stage[1100];
+	snprintf(log_path, sizeof(log_path), "%s/%s.warm.log", o->cache_dir, built->key);
+	snprintf(stage, sizeof(stage), "%s/stage", b->p.build_dir);
+	b->log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (b->log_fd < 0 || mkdir(stage, 0755)) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot prepare the warm step of '%s' ('%s'): %s",
+			       s->name, log_path, strerror(errno));
+		goto out;
+	}
+	b->timeout_s = o->timeout_s > PY_BUILD_TIMEOUT_S ? o->timeout_s : PY_BUILD_TIMEOUT_S;
+	b->deadline_ns = nodus_now_ns() + (uint64_t)(b->timeout_s * 1e9);
+	const char *argv[MAX_ARGS], *env[32];
+	const char *last[] = {ext_dir, calls_json, NULL};
+	step_argv(b, "warm", 1, last, argv);
+	warm_env(b, stage, env);
+	uint64_t t0 = nodus_now_ns();
+	rc = run_tool(argv, env, b->p.build_dir, b->log_fd, 1, b->timeout_s, err);
+	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
+	if (rc < 0)
+		goto out;
+	if (nodus_now_ns() >= b->deadline_ns) {
+		snprintf(res->log, sizeof(res->log),
+			 "nodus: the warm step (Triton's kernels for this workload) ran past the "
+			 "build's %.0f s (a python solution's compile timeout)", b->timeout_s);
+		snprintf(res->guard, sizeof(res->guard), "compile_timeout");
+		res->ok = 0;
+		rc = 0;
+		goto out;
+	}
+	if (rc != 0) {
+		/* 3: a Triton compile error (the candidate's); 4: no GPU in the jail
+		 * (nodus's: triton_warm_gpu); anything else: the step itself failed */
+		read_log(log_path, res->log, sizeof(res->log));
+		const char *said = strstr(res->log, "nodus: ");
+		if (said && said != res->log)
+			memmove(res->log, said, strlen(said) + 1);
+		if (!said)
+			snprintf(res->log, sizeof(res->log),
+				 "nodus: the warm step (Triton's kernels for this workload) exited "
+				 "with status %d (its log '%s' has its output)", rc, log_path);
+		snprintf(res->guard, sizeof(res->guard), "%s", rc == 4 ? "triton_warm_gpu" : "compile");
+		res->ok = 0;
+		rc = 0;
+		goto out;
+	}
+	char stage_triton[1100 + 8];
+	snprintf(stage_triton, sizeof(stage_triton), "%s/triton", stage);
+	if ((mkdir(ext_dir, 0755) && errno != EEXIST) || (mkdir(triton, 0755) && errno != EEXIST) ||
+	    keep_triton(stage_triton, triton)) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot keep the Triton kernels of '%s' in '%s': %s",
+			       s->name, triton, strerror(errno));
+		goto out;
+	}
+	/* the worker reads ext_dir: listed (again) beside the object */
+	if ((rc = nodus__python_trees_write(built->so_path, py, ext_dir, err)))
+		goto out;
+	int fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", marker, strerror(errno));
+		goto out;
+	}
+	/* what was warmed, for a reader; the marker's existence is what counts */
+	ssize_t wrote = write(fd, calls_json, strlen(calls_json));
+	(void)wrote;
+	close(fd);
+out:
+	build_close(b);
 	return rc;
 }

@@ -56,6 +56,23 @@ typedef struct nodus_build_opts {
 int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *opts,
 			 nodus_build_result *res, nodus_error *err);
 
+/* The warm step of a python solution on cuda whose module names triton
+ * (include/nodus/torch_ext.py): after nodus_build_solution built it
+ * (built), its module runs once more in the build's jail, with the GPU,
+ * and calls its entry on fresh tensors of every shape calls_json lists
+ * ({"calls": [{"inputs": [[DTYPE, [DIM...]]...], "outputs": [...]}...]});
+ * what Triton compiled is kept in {cache}/{KEY}.ext/triton, which the
+ * worker's Triton reads and never writes. Once per solution and
+ * calls_json (a marker beside the kernels). res->ok 1 when warmed, found
+ * warmed or not needed (another language or backend, no triton in the
+ * module); 0 with res->log (a Triton compile error: guard "compile"; the
+ * step could not use the GPU: guard "triton_warm_gpu", nodus's failure,
+ * not the solution's). res->compile_s is its time. < 0: a harness
+ * failure. */
+int nodus_build_warm(const nodus_solution *s, const nodus_build_opts *opts,
+		     const nodus_build_result *built, const char *calls_json,
+		     nodus_build_result *res, nodus_error *err);
+
 /* The compiler's version line for a backend ("cc (Debian 12.2.0) ..."),
  * cached after the first call; "" when the compiler cannot be run. */
 const char *nodus_build_compiler_version(int backend);

@@ -19,9 +19,12 @@
 #      correct: nodus built its extension at build time (nvcc through
 #      torch.utils.cpp_extension, TORCH_CUDA_ARCH_LIST=9.0, in the build's
 #      jail) and the worker imported it from {cache}/{KEY}.ext;
-#   4. a Triton candidate's status is printed, not asserted (its JIT needs
-#      processes after lockdown: nodus does not warm a Triton cache yet);
-#      it must not be FASTER.
+#   4. a Triton candidate is correct: nodus compiled its kernel at build
+#      time (the warm step: the module called once per workload shape in
+#      the build's jail, with the GPU) and the worker's Triton read it from
+#      {cache}/{KEY}.ext/triton; a Triton candidate that switches to a
+#      kernel the warm step never compiled is RUNTIME_ERROR, saying it was
+#      not compiled at build time (never a crash, never a compile).
 # Usage: bash tests/gpu/test-gpu-torch.sh [BUILD_DIR]   (default: build;
 # BUILD_DIR/nodus and BUILD_DIR/libnodus_cuda.so). Without a GPU it prints
 # "skipped: no GPU" and exits 77; without torch with CUDA, "skipped: ...".
@@ -61,6 +64,8 @@ echo "test-gpu-torch: interpreter $PY ($("$PY" -I -c 'import torch; print("torch
 "$tmp/bin/nodus" run "$tmp/plan.json" --cache "$tmp/cache" --db "$tmp/r.db" -q >"$tmp/run.out" 2>&1 ||
 	{ tail -30 "$tmp/run.out"; echo "FAIL: run exited $?"; exit 1; }
 "$tmp/bin/nodus" report "$tmp/r.db" >"$tmp/report.txt" 2>&1 || true
+# the store, for a look at the samples afterwards (bench/gpu-check.sh torch)
+[ -n "${NODUS_TORCH_DB:-}" ] && cp "$tmp/r.db" "$NODUS_TORCH_DB"
 "$PY" - "$tmp/r.db" <<'PYEOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -73,16 +78,20 @@ bad = 0
 CORRECT = {"FASTER", "SLOWER", "TIED", "AMBIGUOUS"}
 for cand, want in [("vector_scale_torch", CORRECT), ("vector_scale_torch_aa", {"TIED"}),
                    ("vector_scale_module", CORRECT), ("vector_scale_inline", CORRECT),
-                   ("vector_scale_side_stream", None), ("vector_scale_triton", None),
+                   ("vector_scale_side_stream", None), ("vector_scale_triton", CORRECT),
+                   ("vector_scale_triton_late", {"RUNTIME_ERROR"}),
                    ("layernorm_module_manual", CORRECT), ("layernorm_module_ref", {"TIED"})]:
     r = final.get(cand)
     if r is None:
         print(f"FAIL {cand}: no record"); bad += 1; continue
     status, label, guard, msg, lo, hi = r
     st = label if status == "OK" else status
+    full = msg or ""
     msg = f"{guard or ''} {msg or ''}"[:300]
-    if cand in ("vector_scale_side_stream", "vector_scale_triton"):
+    if cand == "vector_scale_side_stream":
         ok = st != "FASTER"
+    elif cand == "vector_scale_triton_late":
+        ok = st == "RUNTIME_ERROR" and "not compiled at build time" in full
     else:
         ok = st in want
     if want == {"TIED"} and st == "AMBIGUOUS" and lo is not None and lo <= 1 <= hi:
@@ -94,5 +103,10 @@ sys.exit(1 if bad else 0)
 PYEOF
 rc=$?
 cat "$tmp/report.txt" | head -40
+if [ $rc != 0 ]; then # what the builds' record and warm steps said
+	for f in "$tmp"/cache/*.warm.log "$tmp"/cache/*.log; do
+		[ -s "$f" ] && { echo "--- $(basename "$f")"; tail -25 "$f"; }
+	done
+fi
 [ $rc = 0 ] && echo "PASS: test-gpu-torch" || echo "FAIL: test-gpu-torch"
 exit $rc
