@@ -607,7 +607,7 @@ static void test_messages_in_every_format(void **state)
 				       "more\n"));
 	/* trace: the log carries status, guard and the message */
 	nodus_buf_reset(&b);
-	assert_int_equal(nodus_report_trace(&f->d, &b, &err), 0);
+	assert_int_equal(nodus_report_trace(&f->d, &b, NULL, &err), 0);
 	assert_non_null(strstr(b.data, "\"log\":\"nodus CRASH, guard out_of_bounds_write: "
 				       "signal 11 (SIGSEGV), \\\"x\\\" <b>&</b>\\nline two, "
 				       "and more\""));
