@@ -48,8 +48,9 @@ static const char usage[] =
 	"                   (never the store itself); for dataset a new or empty\n"
 	"                   directory, required\n\n"
 	"Every option also takes the form --opt=value.\n"
-	"exit status: 0 ok, 2 bad usage, missing store or plan, an -o that cannot be\n"
-	"written, 3 store error\n";
+	"exit status: 0 ok, 1 a file of --plan-file changed since sealing, 2 bad usage,\n"
+	"missing store or plan, an -o that cannot be written (dataset: a directory that\n"
+	"is not empty), what a dataset cannot hold, 3 store error\n";
 
 struct report_args {
 	const char *db;               /* the store */
