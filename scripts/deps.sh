@@ -62,4 +62,25 @@ if [ ${#ext_missing[@]} -gt 0 ]; then
 			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${ext_missing[@]}"; }
 	fi
 fi
+# FlashInfer-Bench's own data layer validates the dataset `nodus report --format dataset`
+# writes (t4050): its pydantic models and TraceSet.from_path are the format's reference
+# validator. Test-only, in a venv of its own (Debian's pydantic is 1.x; the package needs 2.x)
+# that sees Debian's torch (--system-site-packages). The package itself comes without its
+# dependencies: the test imports only flashinfer_bench.data, never the package's __init__,
+# which needs flashinfer and tvm-ffi. Without the venv t4050 is skipped, saying so.
+fib_venv=/opt/nodus-fib
+fib_version=0.1.2
+if ! "$fib_venv/bin/python" -c "import importlib.metadata as m, pydantic, safetensors
+assert m.version('flashinfer-bench') == '$fib_version' and tuple(map(int, pydantic.VERSION.split('.')[:2])) >= (2, 7)" 2>/dev/null; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: no $fib_venv with flashinfer-bench $fib_version: t4050 will be skipped" \
+			"(run as root to install it)" >&2
+	else
+		echo "deps.sh: installing flashinfer-bench $fib_version's data layer into $fib_venv for t4050"
+		{ /usr/bin/python3 -m venv --system-site-packages "$fib_venv" &&
+			"$fib_venv/bin/pip" install -q 'pydantic>=2.7' safetensors docstring-parser &&
+			"$fib_venv/bin/pip" install -q --no-deps "flashinfer-bench==$fib_version"; } ||
+			echo "deps.sh: installing flashinfer-bench into $fib_venv failed: t4050 will be skipped" >&2
+	fi
+fi
 echo "deps.sh: ok"

@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "common/common.h"
+#include "plan/plan.h"
 #include "store/store.h"
 
 #define NODUS_REPORT_SEED UINT64_C(0x6e6f647573) /* "nodus": fixed, reports are reproducible */
@@ -61,15 +62,61 @@ typedef struct nodus_report_options {
 void nodus__report_render_html(const json_t *report, nodus_buf *b);
 
 /* Final records as FlashInfer-Bench Trace JSONL (one line each), appended
- * to out. Needs only the loaded data (no computation). */
-int nodus_report_trace(const nodus_report_data *d, nodus_buf *out, nodus_error *err);
+ * to out. Needs only the loaded data (no computation). A harness failure
+ * (trace.c says which statuses are) is no trace: it is left out, and
+ * *left_out (may be NULL) gets how many were. */
+int nodus_report_trace(const nodus_report_data *d, nodus_buf *out, int *left_out,
+		       nodus_error *err);
+
+/* What nodus_report_dataset() wrote. */
+typedef struct nodus_report_dataset_counts {
+	int definitions;           /* definitions/TASK/TASK@CONDITION.json */
+	int solutions;             /* solutions/TASK/SOLUTION@CONDITION.json */
+	int workloads;             /* lines of workloads/TASK/TASK@CONDITION.jsonl */
+	int traces;                /* lines of traces/TASK/TASK@CONDITION.jsonl */
+	int harness_failures;      /* lines of nodus/harness-failures.jsonl */
+} nodus_report_dataset_counts;
+
+/* Writes the plan's final records as a FlashInfer-Bench dataset (the
+ * layout its TraceSet.from_path loads; docs/report.md) into the directory
+ * dir, which must not exist or be empty: everything is written into a new
+ * directory beside it, then renamed onto it, so dir is never half-written.
+ * p is the plan as nodus_plan_load() verified it (its campaign has the
+ * tasks' tensors and the solutions' sources, which the store has not); it
+ * must be d's plan (NODUS_EINVAL otherwise). counts (may be NULL) gets what was written. NODUS_EINVAL
+ * also for what the format cannot hold (a dtype it has no name for, an
+ * empty or non-UTF-8 source), naming the task or file; NODUS_EIO when a
+ * file cannot be written or dir is not empty. */
+int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const char *dir,
+			 nodus_report_dataset_counts *counts, nodus_error *err);
+
+/* Shared by trace.c and dataset.c (library-internal). */
+/* The FlashInfer-Bench status of a final record, or NULL when it is a
+ * harness failure (not the candidate's fault; table in trace.c). */
+const char *nodus__trace_status(const nodus_record *r);
+/* "NAME@CONDITION" as a new JSON string, or NULL without memory. */
+json_t *nodus__trace_key(const char *name, const char *condition);
+/* The plan's pair with this id (borrowed), or NULL. */
+const json_t *nodus__trace_find_pair(const json_t *plan, const char *id);
+/* The Workload object {uuid WORKLOAD@CONDITION, axes, inputs} of a pair
+ * (new reference), or NULL without memory. */
+json_t *nodus__trace_workload(const json_t *pair, const char *condition);
+/* The Trace line of a final record (new reference); NULL for a harness
+ * failure or without memory. */
+json_t *nodus__trace_line(const nodus_report_data *d, const json_t *pair, const nodus_record *r);
+/* A harness failure's line for nodus/harness-failures.jsonl: pair, task,
+ * workload, candidate, reference, condition, attempt, nodus's status,
+ * guard, message, timestamp, plan (new reference), or NULL. */
+json_t *nodus__trace_harness_line(const nodus_report_data *d, const json_t *pair,
+				  const nodus_record *r);
 
 typedef enum nodus_report_format {
 	NODUS_REPORT_TEXT,         /* readable terminal report */
 	NODUS_REPORT_JSON,         /* the document itself, indented, keys in order */
 	NODUS_REPORT_CSV,          /* one row per pair x condition, with a header row */
 	NODUS_REPORT_TRACE,        /* FlashInfer-Bench Trace JSONL of the final records */
-	NODUS_REPORT_HTML          /* one self-contained page with tables and interval figures */
+	NODUS_REPORT_HTML,         /* one self-contained page with tables and interval figures */
+	NODUS_REPORT_DATASET       /* a FlashInfer-Bench dataset directory (nodus_report_dataset()) */
 } nodus_report_format;
 
 void nodus_report_data_init(nodus_report_data *d);

@@ -607,7 +607,7 @@ static void test_messages_in_every_format(void **state)
 				       "more\n"));
 	/* trace: the log carries status, guard and the message */
 	nodus_buf_reset(&b);
-	assert_int_equal(nodus_report_trace(&f->d, &b, &err), 0);
+	assert_int_equal(nodus_report_trace(&f->d, &b, NULL, &err), 0);
 	assert_non_null(strstr(b.data, "\"log\":\"nodus CRASH, guard out_of_bounds_write: "
 				       "signal 11 (SIGSEGV), \\\"x\\\" <b>&</b>\\nline two, "
 				       "and more\""));
@@ -651,6 +651,48 @@ static void test_not_isolated_superseded(void **state)
 	assert_true(seen);
 }
 
+/* Whose fault a record is: a harness failure is no trace, the candidate's
+ * own failure a RUNTIME_ERROR (trace.c's table). */
+static void test_trace_status(void **state)
+{
+	(void)state;
+	nodus_record r = {0};
+	static char backend[] = "backend: cannot open libnodus_cuda.so", load[] = "load: SyntaxError",
+		    job[] = "job: no job frame on stdin", sandbox[] = "sandbox: landlock refused";
+	const struct {
+		int status;
+		const char *guard;
+		char *message;
+		const char *want; /* NULL: a harness failure */
+	} cases[] = {
+		{NODUS_STATUS_OK, "", NULL, "PASSED"},
+		{NODUS_STATUS_TIMEOUT, "watchdog", NULL, "TIMEOUT"},
+		{NODUS_STATUS_INCORRECT_NUMERICAL, "", NULL, "INCORRECT_NUMERICAL"},
+		{NODUS_STATUS_REWARD_HACK, "host_gap", NULL, "RUNTIME_ERROR"},
+		{NODUS_STATUS_INPUT_MUTATED, "", NULL, "RUNTIME_ERROR"},
+		{NODUS_STATUS_OUT_OF_MEMORY, "memory_limit", NULL, "RUNTIME_ERROR"},
+		{NODUS_STATUS_CRASH, "signal", NULL, "RUNTIME_ERROR"},
+		{NODUS_STATUS_CRASH, "protocol", NULL, "RUNTIME_ERROR"},
+		{NODUS_STATUS_LOAD_ERROR, "", load, "RUNTIME_ERROR"},
+		{NODUS_STATUS_LOAD_ERROR, "", backend, NULL},
+		{NODUS_STATUS_CRASH, "harness", NULL, NULL},
+		{NODUS_STATUS_CRASH, "", job, NULL},
+		{NODUS_STATUS_CRASH, "", sandbox, NULL},
+		{NODUS_STATUS_NOT_ISOLATED, "isolation_before", NULL, NULL},
+		{NODUS_STATUS_INVALID_REFERENCE, "oracle", NULL, NULL},
+	};
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(cases); k++) {
+		r.status = cases[k].status;
+		snprintf(r.guard, sizeof(r.guard), "%s", cases[k].guard);
+		r.message = cases[k].message;
+		const char *got = nodus__trace_status(&r);
+		if (cases[k].want)
+			assert_string_equal(got, cases[k].want);
+		else
+			assert_null(got);
+	}
+}
+
 static void test_bad_plan(void **state)
 {
 	struct fixture *f = *state;
@@ -667,6 +709,7 @@ static void test_bad_plan(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trace_status),
 		cmocka_unit_test_setup_teardown(test_agreement_and_kappa, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reproducible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_fast, setup, teardown),
