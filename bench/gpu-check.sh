@@ -50,6 +50,8 @@
 #     bash bench/gpu-check.sh landlock-trace  test-gpu-landlock with the pre-driver
 #                                           Landlock ruleset, under a carried strace:
 #                                           what the driver is refused
+#     bash bench/gpu-check.sh torch-trace   one suites/torch-cuda pair (TRACE_PAIR) under
+#                                           the carried strace: a worker's last calls
 #     bash bench/gpu-check.sh kernelbench [import nodus kb summary]
 #                                           the side-by-side study with KernelBench's
 #                                           evaluator (bench/kernelbench-side-by-side.sh;
@@ -403,6 +405,38 @@ elif [ "$mode" = landlock-trace ]; then
 	else
 		row "landlock-trace" "skipped: no strace ($ST) or test"
 	fi
+elif [ "$mode" = torch-trace ]; then
+	# One pair of suites/torch-cuda (TRACE_PAIR, default vector_scale_triton)
+	# run under the carried strace (-f: every worker): what a worker that
+	# died of SIGSYS called last
+	ST=${STRACE:-$PWD/.tools/strace/strace}
+	pair=${TRACE_PAIR:-vector_scale_triton}
+	PY=$(command -v python3)
+	cp -r suites "$work/suites"
+	python3 - "$work/suites/torch-cuda/campaign.json" "$PY" "$pair" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["target"]["python"] = sys.argv[2]
+c["pairs"] = [p for p in c["pairs"] if p["candidate"] == sys.argv[3]]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PYEOF
+	"$N" plan "$work/suites/torch-cuda/campaign.json" -o "$work/plan.json" >>"$log" 2>&1
+	LD_LIBRARY_PATH="$(dirname "$ST"):$LD_LIBRARY_PATH" timeout 400 "$ST" -f -qq -s 200 \
+		-o "$work/trace.txt" "$N" run "$work/plan.json" --cache "$work/tcache" \
+		--db "$OUT/trace.db" -q >>"$log" 2>&1
+	rc=$?
+	{
+		echo "exit $rc"
+		for p in $(grep -E "killed by SIGSYS" "$work/trace.txt" | awk '{print $1}'); do
+			echo "-- pid $p, its last 60 calls"
+			grep -E "^$p " "$work/trace.txt" | tail -60
+		done
+		echo "-- execve and clone without CLONE_THREAD"
+		grep -E "execve\(|vfork|clone\([^)]*SIGCHLD" "$work/trace.txt" | tail -30
+		for f in "$work"/tcache/*.warm.log; do echo "--- $f"; tail -20 "$f"; done
+	} >"$OUT/torch-trace.txt" 2>&1
+	"$N" report "$OUT/trace.db" >>"$OUT/torch-trace.txt" 2>&1
+	row "torch-trace" "exit $rc, $(grep -c 'killed by SIGSYS' "$work/trace.txt") killed by SIGSYS"
 elif [ "$mode" = kernelbench ]; then
 	# the phases named (default all four) in order, in KBOUT, which a
 	# later call may carry back to go on (--resume, kb.jsonl)

@@ -698,6 +698,15 @@ int NODUS_PY_ENTRY(const nodus_call *call)
 	return 1;
 }
 
+/* 1 when the worker should call the entry before lockdown, once per
+ * shape (worker.c, prelock_calls): a module that names triton, on cuda,
+ * whose kernels Triton loads (files, its launchers' dlopen) at their
+ * first call. */
+int NODUS__CAT(NODUS_PY_ENTRY, _prelock)(void)
+{
+	return NODUS_PY_CUDA && A.loaded && strstr(nodus_py_source_begin, "triton") != NULL;
+}
+
 /* The exception of the last failed call (solution.h, ENTRY_error). */
 const char *NODUS__CAT(NODUS_PY_ENTRY, _error)(void)
 {

@@ -261,7 +261,39 @@ def install_triton_cache(cache_dir):
         def put_group(self, filename, group):
             missing(self.key, filename)
 
-    triton.knobs.cache.manager_class = WarmCache
+    # The key of Triton's compiled C modules (its launchers, cuda_utils)
+    # holds platform_key(), which asks platform.architecture(), which runs
+    # `file` on the interpreter: a process. The warm step's value instead.
+    try:
+        with open(os.path.join(cache_dir, 'nodus', 'platform-key'), encoding='utf-8') as f:
+            key = f.read().strip()
+        import triton.runtime.build as tb
+        tb.platform_key = lambda: key
+    except (OSError, ImportError):
+        pass  # nothing warmed: every call misses, saying so
+    # Triton 3.x reads its manager from TRITON_CACHE_MANAGER ("module:Class",
+    # imported: found in sys.modules), newer ones also from knobs
+    holder = types.ModuleType('nodus_triton_cache')
+    holder.WarmCache = WarmCache
+    sys.modules['nodus_triton_cache'] = holder
+    os.environ['TRITON_CACHE_MANAGER'] = 'nodus_triton_cache:WarmCache'
+    knobs = getattr(triton, 'knobs', None)
+    if knobs is not None and hasattr(knobs, 'cache'):
+        knobs.cache.manager_class = WarmCache
+
+
+def record_platform_key():
+    """The warm step's platform_key(), for the worker (install_triton_cache):
+    TRITON_CACHE_DIR/nodus/platform-key, kept with the kernels."""
+    import os
+    try:
+        import triton.runtime.build as tb
+    except ImportError:
+        return
+    d = os.path.join(os.environ['TRITON_CACHE_DIR'], 'nodus')
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'platform-key'), 'w', encoding='utf-8') as f:
+        f.write(tb.platform_key())
 
 
 def warm_tensor(torch, dtype, shape, device):
@@ -314,6 +346,7 @@ def warm(args):
             else:
                 obj(*ins, *outs)
         torch.cuda.synchronize()
+        record_platform_key()
     except BaseException as e:
         if type(e).__module__.startswith('triton'):  # CompilationError, PTXASError ...
             print(f'nodus: a Triton kernel did not compile at build time: '

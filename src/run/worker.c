@@ -73,6 +73,7 @@ struct solution_handle {
 	void *dl;                 /* dlopen handle */
 	nodus_entry_fn entry;     /* the entry function */
 	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
+	int (*prelock)(void);     /* ENTRY_prelock, or NULL: nonzero asks for calls before lockdown */
 	nodus_error_fn error;     /* ENTRY_error, or NULL */
 	char path[1024];          /* shared object path */
 };
@@ -213,6 +214,8 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	*(void **)&load = dlsym(h->dl, setup_name);
 	snprintf(setup_name, sizeof(setup_name), "%s_error", entry);
 	*(void **)&h->error = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_prelock", entry);
+	*(void **)&h->prelock = dlsym(h->dl, setup_name);
 	char msg[1024] = "";
 	if (load && load(msg, sizeof(msg)))
 		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
@@ -1264,6 +1267,42 @@ static int run_list(struct worker *w, struct solution_handle *s, int role, const
 	return 0;
 }
 
+/* Calls a solution that asks for it (ENTRY_prelock: the torch adapter,
+ * for a module that uses Triton on cuda) once per shape it will see, the
+ * workload's and the shape probe's, before lockdown: Triton reads its
+ * kernels and loads their launchers (files, dlopen) at a kernel's first
+ * call, which lockdown forbids; afterwards they are in memory. Still under
+ * the load filter and Landlock, like the module's import. Its buffers
+ * hold whatever the allocator left: these calls are neither checked nor
+ * timed, and a failure is left for the trials to find. */
+static int prelock_calls(struct worker *w, struct solution_handle *s, nodus_error *err)
+{
+	if (!s->prelock || !s->prelock())
+		return 0;
+	int64_t done[2][NODUS_MAX_AXES];
+	for (int probe = 0; probe < 2; probe++) {
+		int64_t axes[NODUS_MAX_AXES] = {0};
+		nodus__instance_axes(&w->task, &w->workload, probe, axes);
+		memcpy(done[probe], axes, sizeof(axes));
+		if (probe && memcmp(done[0], done[1], sizeof(axes)) == 0)
+			break; /* no variable axis */
+		struct call_buffers b;
+		uint64_t t0 = nodus_now_ns();
+		int rc = buffers_alloc(w, &b, axes, 1, axes, err);
+		phase_add(&w->phase.alloc_s, t0);
+		int status = 0;
+		if (!rc) {
+			t0 = nodus_now_ns();
+			rc = w->ops->call_sync(w->dev, s->entry, &b.call, &status, err);
+			phase_add(&w->phase.call_s, t0);
+		}
+		buffers_release(w, &b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int setup_solution(struct solution_handle *s, const char *who)
 {
 	if (!s->setup)
@@ -1410,6 +1449,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 			    "candidate exports '%s', which would interpose on the harness", bad),
 		       1;
 
+	if ((rc = prelock_calls(w, mine, err)))
+		return fail_err("RUNTIME_ERROR", "prelock", err), 1;
 	if ((rc = w->ops->alloc(w->dev, WORKSPACE_BYTES, &w->workspace, err)) ||
 	    (rc = guard_buffer(w, w->workspace, WORKSPACE_BYTES, "workspace", "workspace", 0, err)))
 		return rc;
