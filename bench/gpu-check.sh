@@ -52,12 +52,15 @@
 #                                           what the driver is refused
 #     bash bench/gpu-check.sh torch-trace   one suites/torch-cuda pair (TRACE_PAIR) under
 #                                           the carried strace: a worker's last calls
-#     bash bench/gpu-check.sh kernelbench [import nodus kb summary]
+#     bash bench/gpu-check.sh kernelbench [import nodus kb summary check]
 #                                           the side-by-side study with KernelBench's
-#                                           evaluator (bench/kernelbench-side-by-side.sh;
+#                                           evaluator (bench/kernelbench-side-by-side.sh:
+#                                           A/A pairs and bench/kernelbench/candidates;
 #                                           KB: a KernelBench checkout, default .kb;
 #                                           KBOUT its working folder, default .kb-out,
-#                                           to carry back and go on)
+#                                           to carry back and go on; check, not among
+#                                           the default four: the candidates' outputs
+#                                           against their problems')
 # Logs, databases and reports go to $OUT (8 files at most come back); a short
 # table is printed last. The script never changes clocks, power, compute mode
 # or MIG and never resets the GPU; an MPS daemon is started only by nodus
@@ -452,7 +455,7 @@ elif [ "$mode" = kernelbench ]; then
 		rc=$?
 		row "kernelbench $ph" "exit $rc, $(elapsed "$t0")"
 	done
-	for f in import.tsv report.txt summary.txt kb.jsonl; do
+	for f in import.tsv report.txt run.txt candidates.txt check.txt summary.txt kb.jsonl; do
 		[ -f "$KBOUT/$f" ] && cp "$KBOUT/$f" "$OUT/kb-$f"
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # kernelbench-side-by-side.sh: nodus and KernelBench's own evaluator on the
-# same KernelBench level 1 problems, on one GPU (issue 20, "Side by side").
+# same KernelBench level 1 problems and candidates, on one GPU (issue 20,
+# "Side by side"): the A/A pairs and our own candidates
+# (bench/kernelbench/candidates), each label of nodus's beside the share of
+# KernelBench's evaluations that call the candidate faster.
 #
 #     bash bench/kernelbench-side-by-side.sh import KB OUT
 #     bash bench/kernelbench-side-by-side.sh nodus  KB OUT [PROBLEM_NUMBER...]
 #     bash bench/kernelbench-side-by-side.sh kb     KB OUT [REPS]
 #     bash bench/kernelbench-side-by-side.sh summary KB OUT
+#     bash bench/kernelbench-side-by-side.sh check  KB OUT
 #
 # KB is a KernelBench checkout (KB/KernelBench/level1, KB/src); nothing of it
 # is committed to nodus. NODUS names the nodus binary (default
@@ -19,23 +23,42 @@
 #            seconds, the error's first line. A second call keeps what was
 #            imported and tries the others again.
 #   nodus    the A/A pairs of the problems named (default: 1, 40 and 88,
-#            the issue's, then the imported problems of at most 1 GiB of
-#            tensors, in number order, up to 8): the problem against itself
-#            (one file, the same content hash) and against a copy whose
-#            class is renamed ModelNew (what KernelBench evaluates, another
-#            hash); planned (the problems the judge audit refuses are left
-#            out, OUT/audit-refused.txt says why), run under `isolated` into OUT/nodus.db
-#            (--resume: a second call goes on), reported as JSON.
-#   kb       KernelBench's eval_kernel_against_ref on the renamed copy
-#            against the problem, REPS times each (default 10), as its
-#            run_and_check.py configures it (bench/kernelbench/kb_eval.py),
-#            into OUT/kb.jsonl (a second call goes on where it stopped).
-#   summary  bench/kernelbench/summary.py: per problem, nodus's labels and
-#            KernelBench's share of "faster" evaluations, GPU-seconds per
-#            evaluation and per decided label.
+#            the issue's, then the problems of our candidates, then the
+#            imported problems of at most 1 GiB of tensors, in number
+#            order, up to 8): the problem against itself (one file, the
+#            same content hash) and against a copy whose class is renamed
+#            ModelNew (what KernelBench evaluates, another hash); then our
+#            candidates of those problems (bench/kernelbench/candidates,
+#            its README: pN_WHAT.py is a ModelNew for problem N; KB_CANDIDATES
+#            names another folder, "" none), each imported as a user would,
+#            `nodus import kernelbench-candidate --campaign` with the
+#            file's `# expect:` (OUT/candidates.txt: what the importer
+#            said); those that need CUDA are left out when BACKEND is not
+#            cuda. Planned (the problems the judge audit refuses are left
+#            out, OUT/audit-refused.txt says why), run under `isolated`
+#            into OUT/nodus.db (--resume: a second call goes on), reported
+#            as JSON.
+#   kb       KernelBench's eval_kernel_against_ref on each renamed copy and
+#            each candidate against its problem, REPS times each (default
+#            10), as its run_and_check.py configures it
+#            (bench/kernelbench/kb_eval.py; a Triton candidate with its
+#            backend "triton"), into OUT/kb.jsonl (a second call goes on
+#            where it stopped). The pairs are the last nodus call's
+#            (OUT/kb-pairs.json).
+#   summary  bench/kernelbench/summary.py: per pair, nodus's label and
+#            interval, KernelBench's share of "faster" evaluations and mean
+#            speedup, and whether they agree (nodus FASTER against a
+#            KernelBench majority faster, SLOWER against a majority not
+#            faster; TIED and AMBIGUOUS counted apart); the totals: the
+#            agreement, how often each calls an A/A pair faster, GPU-seconds
+#            per evaluation and per decided label.
+#   check    bench/kernelbench/check-candidates.py: each candidate against
+#            its problem by the importer's float32 rule, outside nodus and
+#            KernelBench (on a GPU, the CUDA and Triton ones too), into
+#            OUT/check.txt; a quick look before the other two judge them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:?usage: kernelbench-side-by-side.sh import|nodus|kb|summary KB OUT ...}
+mode=${1:?usage: kernelbench-side-by-side.sh import|nodus|kb|summary|check KB OUT ...}
 KB=${2:?the KernelBench checkout}
 OUT=${3:?the output directory}
 shift 3
@@ -87,7 +110,30 @@ import)
 	echo "kernelbench-side-by-side: imported $ok of $(wc -l <"$OUT/import.tsv") level 1 problems (OUT/import.tsv)"
 	;;
 nodus)
-	"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" "$@" || exit 1
+	# the campaign: pairs.py's A/A pairs, then our candidates as a user
+	# adds them. A candidate's files in the suite are ours, from an earlier
+	# call: removed first, since the importer never overwrites a file (the
+	# same bytes come back, so the plan is the same and --resume goes on)
+	campaign() {
+		"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" "$@" || return 1
+		: >"$OUT/candidates.txt"
+		local file problem cand expect ex
+		while IFS=$'\t' read -r file problem cand expect; do
+			rm -f "$suite/solutions/$cand.json" "$suite/solutions/$(basename "$file")"
+			ex=()
+			[ "$expect" = - ] || ex=(--expect "$expect")
+			echo "== $cand" >>"$OUT/candidates.txt"
+			"$N" import kernelbench-candidate "$file" --problem "$problem" -o "$suite" \
+				--python "$PY" --campaign "$OUT/campaign.json" "${ex[@]}" \
+				>>"$OUT/candidates.txt" 2>&1 ||
+				echo "kernelbench-side-by-side: candidate $cand not imported (OUT/candidates.txt says why)"
+		done <"$OUT/candidates.tsv"
+		# the importer keeps each previous campaign as .bakN; this one is
+		# written afresh by pairs.py every call, so the copies keep nothing
+		rm -f "$OUT"/campaign.json.bak*
+		echo "kernelbench-side-by-side: $(grep -c '^added the pair' "$OUT/candidates.txt") of $(wc -l <"$OUT/candidates.tsv") candidates imported"
+	}
+	campaign "$@" || exit 1
 	if ! "$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1; then
 		# the problems the judge audit refuses are left out, and said
 		# (OUT/audit-refused.txt); the others are planned again
@@ -98,7 +144,7 @@ nodus)
 			END { for (n in ok) if (!(n in bad)) print n }' "$OUT/plan.txt" | sort -n | tr '\n' ' ')
 		[ -n "$keep" ] || { echo "kernelbench-side-by-side: the audit refused every problem"; exit 1; }
 		echo "kernelbench-side-by-side: planning again with the problems the audit passed: $keep"
-		"$PY" bench/kernelbench/pairs.py "$suite" "$L1" "$OUT" "$PY" $keep || exit 1
+		campaign $keep || exit 1
 		"$N" plan "$OUT/campaign.json" -o "$OUT/plan.json" >"$OUT/plan.txt" 2>&1 ||
 			{ cat "$OUT/plan.txt"; exit 1; }
 	fi
@@ -119,8 +165,11 @@ kb)
 summary)
 	"$PY" bench/kernelbench/summary.py "$OUT"
 	;;
+check)
+	"$PY" bench/kernelbench/check-candidates.py "$L1" 2>&1 | tee "$OUT/check.txt"
+	;;
 *)
-	echo "kernelbench-side-by-side: unknown mode '$mode' (import, nodus, kb, summary)" >&2
+	echo "kernelbench-side-by-side: unknown mode '$mode' (import, nodus, kb, summary, check)" >&2
 	exit 2
 	;;
 esac

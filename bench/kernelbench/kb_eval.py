@@ -7,14 +7,21 @@ side-by-side study (bench/kernelbench-side-by-side.sh).
 
 SRC is a KernelBench checkout's `src` directory (it holds the `kernelbench`
 package); nothing of it is committed to nodus. PAIRS.json is a list of
-{"problem": NAME, "reference": FILE, "candidate": FILE}. Each pair is
-evaluated R times (those already in OUT.jsonl are not run again) with
+{"problem": NAME, "reference": FILE, "candidate": FILE} (pairs.py adds
+"pair", the nodus pair it sits beside, "expect", and "backend": `triton` for
+a Triton candidate, which KernelBench imports from a file because @jit
+reads its function's source; `cuda`, KernelBench's default, exec()s the
+text). Each pair is evaluated R times (a pair's repetitions already in
+OUT.jsonl are not run again, so a second call goes on) with
 `kernelbench.eval.eval_kernel_against_ref` as
 KernelBench's scripts/run_and_check.py configures it (5 correctness trials,
 100 timed runs, cuda_event timing), in this one process, as KernelBench runs
-it. One JSON line per evaluation: the pair, the repetition, compiled,
-correctness, runtime and ref_runtime [us], speedup (ref_runtime / runtime),
-and wall_s, the evaluation's wall time with the GPU held.
+it. One JSON line per evaluation: the problem, the candidate's file name, the
+nodus pair and expect, the repetition, compiled, correctness, runtime and
+ref_runtime [ms, KernelBench's unit], speedup (ref_runtime / runtime),
+excessive_speedup (KernelBench's own flag above 10x, a warning it prints),
+metadata (KernelBench's, as text, when it did not compile or was not
+correct), and wall_s, the evaluation's wall time with the GPU held.
 
 KernelBench imports packages its evaluator never calls (an LLM client, a
 progress bar, pydantic, dotenv). Where the interpreter lacks one, the stand-in
@@ -49,25 +56,32 @@ def main():
     if os.path.exists(a.output):
         for line in open(a.output):
             r = json.loads(line)
-            done.add((r["problem"], r["rep"]))
+            done.add((r["problem"], r.get("candidate"), r["rep"]))
     with open(a.output, "a") as out:
         for p in pairs:
             ref_src, cand_src = open(p["reference"]).read(), open(p["candidate"]).read()
+            cand = os.path.basename(p["candidate"])
             for rep in range(a.reps):
-                if (p["problem"], rep) in done:
+                if (p["problem"], cand, rep) in done:
                     continue
                 t0 = time.time()
-                row = {"problem": p["problem"], "candidate": os.path.basename(p["candidate"]),
-                       "rep": rep}
+                row = {"problem": p["problem"], "candidate": cand, "pair": p.get("pair"),
+                       "expect": p.get("expect"), "rep": rep}
                 try:
                     r = kb_eval.eval_kernel_against_ref(
                         original_model_src=ref_src, custom_model_src=cand_src,
                         measure_performance=True, timing_method=a.timing,
                         num_correct_trials=a.correct_trials, num_perf_trials=a.perf_trials,
-                        device=torch.device("cuda:0"), backend="cuda",
+                        device=torch.device("cuda:0"), backend=p.get("backend", "cuda"),
                         precision=torch.float32)
+                    if r is None:  # KernelBench's answer to a lock-file error: "retry"
+                        raise RuntimeError("eval_kernel_against_ref returned None (a lock "
+                                           "file error while compiling, it says: retry)")
                     row.update(compiled=bool(r.compiled), correctness=bool(r.correctness),
-                               runtime=r.runtime, ref_runtime=r.ref_runtime)
+                               runtime=r.runtime, ref_runtime=r.ref_runtime,
+                               excessive_speedup=bool((r.metadata or {}).get("excessive_speedup")))
+                    if not (r.compiled and r.correctness):  # why not, in KernelBench's words
+                        row["metadata"] = {k: str(v)[:300] for k, v in (r.metadata or {}).items()}
                     if r.runtime and r.runtime > 0 and r.ref_runtime and r.ref_runtime > 0:
                         row["speedup"] = r.ref_runtime / r.runtime
                 except Exception as e:  # what the evaluator raised, kept as data
@@ -75,7 +89,7 @@ def main():
                 row["wall_s"] = time.time() - t0
                 out.write(json.dumps(row) + "\n")
                 out.flush()
-                print(f"kb_eval: {row['problem']} rep {rep}: speedup {row.get('speedup')} "
+                print(f"kb_eval: {row['problem']} {cand} rep {rep}: speedup {row.get('speedup')} "
                       f"wall {row['wall_s']:.2f} s {row.get('error', '')}", flush=True)
 
 
