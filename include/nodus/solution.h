@@ -26,6 +26,13 @@
  * valid until its next call, or NULL) and put it in the record; the
  * adapter returns the Python exception there.
  *
+ * And ENTRY_prelock, int (*)(void), asked after loading: nonzero makes the
+ * worker call ENTRY once per shape the job will use (the workload's and
+ * the shape probe's) still before lockdown, under the load filter, on
+ * buffers that are neither poisoned nor checked; the calls are neither
+ * timed nor judged. The adapter asks for it for a Triton module on cuda,
+ * whose kernels are loaded at their first call (docs/formats.md).
+ *
  * Destination-passing: the harness allocates every input, output and the
  * workspace, poisons outputs before every call and checks every element
  * afterwards. A solution must write all of its outputs, must not write its
