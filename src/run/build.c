@@ -103,7 +103,12 @@ static int run_tool(const char *const *argv, const char *const *env, const char 
 	int rc = nodus_child_start(&c, &o, err);
 	if (rc)
 		return rc;
-	return nodus_child_finish_timeout(&c, (int)(timeout_s * 1000));
+	rc = nodus_child_finish_timeout(&c, (int)(timeout_s * 1000));
+	/* a step runs solution code (the record and warm steps: the module):
+	 * a process it left in a session of its own is ours (subreaper) and
+	 * dies now, not after the attempt whose timing it would share */
+	nodus_exec_reap_strays();
+	return rc;
 }
 
 /* Runs a version query (no jail: no solution input) and returns its output. */

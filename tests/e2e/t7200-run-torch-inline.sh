@@ -19,8 +19,10 @@
 #      correct candidate's and the run-time one's);
 #   5. a module that attacks the build from its record step (it writes
 #      outside the build directory, leaves links to /etc/passwd and /etc
-#      where extensions go) wrote nothing outside and left no link in the
-#      cache; at run time it is correct (OK).
+#      where extensions go, leaves a process in a session of its own) wrote
+#      nothing outside, left no link in the cache and no process for the
+#      attempt to kill (the build step's end killed it: detail.strays_killed
+#      absent); at run time it is correct (OK).
 # Isolation is not this test's subject: it is relaxed so that the compiles
 # beside it never make a pair NOT_ISOLATED. Without an interpreter that
 # imports torch (Debian's python3-torch) it prints "skipped: no torch" and
@@ -62,6 +64,15 @@ def finals(db):
          " FROM records r WHERE r.final = 1 ORDER BY r.id")
     return {pid.split("/")[1]: row for pid, *row in sqlite3.connect(db).execute(q)}
 first, second = finals(sys.argv[1]), finals(sys.argv[2])
+# 5: the process the escape candidate's record step left was killed when the
+# step ended, before any attempt's workers: none for an attempt to reap (the
+# build may run in another pair's attempt: an oracle group builds its members)
+import json
+for pid, detail in sqlite3.connect(sys.argv[1]).execute(
+        "SELECT pair_id, detail_json FROM records"):
+    killed = json.loads(detail or "{}").get("strays_killed")
+    if killed:
+        fails.append(f"run 1: {pid}: the attempt killed {killed} process(es) its build step left")
 for run, recs in (("run 1", first), ("run 2", second)):
     if len(recs) != 4:
         fails.append(f"{run}: expected 4 final records, got {sorted(recs)}")
