@@ -26,6 +26,15 @@
  * valid until its next call, or NULL) and put it in the record; the
  * adapter returns the Python exception there.
  *
+ * And ENTRY_defer, void (*)(int on), with ENTRY_deferred, int
+ * (*)(nodus_deferred_copy *d, int max): the worker turns defer on around
+ * each timed batch and off after it, then takes the copies the solution
+ * left it (source, its output, bytes) and makes them itself, outside the
+ * timed region, before the batch's outputs are looked at. The torch
+ * adapter leaves it the outputs a module returns by value (their storage
+ * stays alive until its next call), so that the copy into the harness's
+ * output is not timed (docs/formats.md).
+ *
  * And ENTRY_prelock, int (*)(void), asked after loading: nonzero makes the
  * worker call ENTRY once per shape the job will use (the workload's and
  * the shape probe's) still before lockdown, under the load filter, on
@@ -90,6 +99,16 @@ typedef struct nodus_call {
 
 typedef int (*nodus_entry_fn)(const nodus_call *call);
 typedef int (*nodus_load_fn)(char *msg, int64_t msg_bytes);
+
+/* One copy a solution leaves the harness (ENTRY_deferred). */
+typedef struct nodus_deferred_copy {
+	const void *src;   /* the solution's storage (device on cuda) */
+	void *dst;         /* one of the call's outputs */
+	int64_t bytes;     /* that output's nbytes */
+} nodus_deferred_copy;
+#define NODUS_DEFER_MAX 4096 /* copies a batch may leave, at most */
+typedef void (*nodus_defer_fn)(int on);
+typedef int (*nodus_deferred_fn)(nodus_deferred_copy *d, int max);
 typedef const char *(*nodus_error_fn)(void);
 
 /* Looks up an axis value by name; returns -1 when the task has no such axis. */

@@ -54,9 +54,11 @@
  *   3. ENTRY(call), after lockdown: wraps every input and output zero-copy
  *      as a tensor (DLPack capsules, read by torch's from_dlpack), calls
  *      the module and, for a module that returns its outputs, copies them
- *      into the harness's outputs (inside the timed call: see
- *      docs/formats.md, "Python solutions"). Any Python exception is a
- *      nonzero return (RUNTIME_ERROR); ENTRY_error returns its text.
+ *      into the harness's outputs, or, while the worker times
+ *      (ENTRY_defer), leaves them for the worker to copy after the timed
+ *      region (ENTRY_deferred; docs/formats.md, "By-value outputs"). Any
+ *      Python exception is a nonzero return (RUNTIME_ERROR); ENTRY_error
+ *      returns its text.
  *
  * On cuda (NODUS_PY_CUDA) ENTRY_load also asks the driver which device the
  * worker's context is on, sets torch's device to it and warms torch's
@@ -183,6 +185,9 @@ struct py_api {
 	const char *(*PyUnicode_AsUTF8AndSize)(py_object *, py_ssize *);
 	py_object *(*PyLong_FromLong)(long);
 	py_object *(*PyLong_FromVoidPtr)(void *);
+	void *(*PyLong_AsVoidPtr)(py_object *);
+	py_ssize (*PyTuple_Size)(py_object *);
+	py_object *(*PyTuple_GetItem)(py_object *, py_ssize);
 	py_object *(*PyErr_Occurred)(void);
 	void (*PyErr_Fetch)(py_object **, py_object **, py_object **);
 	void (*PyErr_NormalizeException)(py_object **, py_object **, py_object **);
@@ -203,10 +208,26 @@ static struct {
 	py_object *call;          /* the bootstrap's call(inputs, outputs, stream), owned */
 	int device;               /* cuda: the harness's device ordinal; -1 on cpu */
 	char last_error[1024];    /* the last failed call's exception (ENTRY_error) */
+	/* outputs returned by value while the worker times (ENTRY_defer): the
+	 * harness copies them after the timed region (ENTRY_deferred); the
+	 * results stay alive until the first call after that, so that no
+	 * Python runs between the two (a deallocation can run a callback) */
+	int defer;                /* the worker is timing: return, do not copy */
+	int taken;                /* the worker took the list: release at the next call */
+	py_object *keep[NODUS_DEFER_MAX]; /* the calls' results, owned */
+	int n_keep;
+	nodus_deferred_copy pend[NODUS_DEFER_MAX];
+	int n_pend;
 } A;
 
 /* The adapter's Python half: how the module is loaded and called. It runs
- * with the GIL held, in a dictionary of its own. */
+ * with the GIL held, in a dictionary of its own. A module's call with
+ * defer set returns (result, pointer...) instead of copying: the outputs'
+ * storage, for the harness to copy after the timed region, when each is a
+ * plain contiguous tensor of the harness's device that overlaps no input
+ * (an input returned as the output would be copied for free); anything
+ * else is copied here, inside the call, as without defer. The checks use
+ * torch's C type's own methods, taken before the module ran. */
 static const char bootstrap[] =
 	"import sys, types, warnings\n"
 	"sys.dont_write_bytecode = True\n"
@@ -263,9 +284,9 @@ static const char bootstrap[] =
 	"        call = load(path_list, name, path, source, entry, style, init, device, ext_dir)\n"
 	"    except BaseException as e:\n"
 	"        raise NodusError(describe(e, path)) from None\n"
-	"    def checked(ins, outs, stream):\n"
+	"    def checked(ins, outs, stream, defer):\n"
 	"        try:\n"
-	"            call(ins, outs, stream)\n"
+	"            return call(ins, outs, stream, defer)\n"
 	"        except BaseException as e:\n"
 	"            raise NodusError(describe(e, path)) from None\n"
 	"    return checked\n"
@@ -295,6 +316,10 @@ static const char bootstrap[] =
 	"    torch.set_grad_enabled(False)\n"
 	"    torch.backends.mkldnn.enabled = False\n"
 	"    from_dlpack = torch.utils.dlpack.from_dlpack\n"
+	"    TB = torch._C.TensorBase if hasattr(torch._C, 'TensorBase') else torch._C._TensorBase\n"
+	"    plain, dptr, contig = torch.Tensor, TB.data_ptr, TB.is_contiguous\n"
+	"    esize, numel, on_cuda = TB.element_size, TB.numel, TB.is_cuda.__get__\n"
+	"    nbytes = lambda t: esize(t) * numel(t)\n"
 	/* the lazy initialisations of a first call (cpu capability, the
 	 * dispatcher's kernels of common ops) happen here, before lockdown */
 	"    w = torch.arange(64, dtype=torch.float32)\n"
@@ -342,7 +367,7 @@ static const char bootstrap[] =
 	 * on the cpu (KernelBench's harness moves it with .cuda() too) */
 	"        if device >= 0:\n"
 	"            model = model.to('cuda')\n"
-	"        def call(ins, outs, stream):\n"
+	"        def call(ins, outs, stream, defer):\n"
 	"            xs = [from_dlpack(c) for c in ins]\n"
 	"            os_ = [from_dlpack(c) for c in outs]\n"
 	"            r = on_stream(torch, streams, stream, model, *xs)\n"
@@ -357,11 +382,28 @@ static const char bootstrap[] =
 	"                    raise TypeError(f'{entry}.forward: output {k}: expected a "
 	"{o.dtype} tensor of shape {tuple(o.shape)}, got ' + (f'{v.dtype} '"
 	"f'{tuple(v.shape)}' if isinstance(v, torch.Tensor) else type(v).__name__))\n"
+	"            if defer:\n"
+	"                spans = [(dptr(x), dptr(x) + nbytes(x)) for x in xs]\n"
+	"                ptrs = []\n"
+	"                for v in r:\n"
+	"                    a = dptr(v)\n"
+	"                    b = a + nbytes(v)\n"
+	"                    ok = type(v) is plain and contig(v) and on_cuda(v) == (device >= 0)\n"
+	"                    for lo, hi in spans:\n"
+	"                        if a < hi and lo < b:\n"
+	"                            ok = False\n"
+	"                    if not ok:\n"
+	"                        ptrs = None\n"
+	"                        break\n"
+	"                    ptrs.append(a)\n"
+	"                if ptrs is not None:\n"
+	"                    return (tuple(r),) + tuple(ptrs)\n"
+	"            for o, v in zip(os_, r):\n"
 	"                on_stream(torch, streams, stream, o.copy_, v)\n"
 	"        return call\n"
 	"    if not callable(obj) or isinstance(obj, type):\n"
 	"        raise TypeError(f'{path}: {entry!r} is not a function (style destination)')\n"
-	"    def call(ins, outs, stream):\n"
+	"    def call(ins, outs, stream, defer):\n"
 	"        args = [from_dlpack(c) for c in ins] + [from_dlpack(c) for c in outs]\n"
 	"        on_stream(torch, streams, stream, obj, *args)\n"
 	"    return call\n";
@@ -437,6 +479,9 @@ static int resolve_api(void *lib, char *msg, size_t size)
 	NODUS__PY_SYM(PyUnicode_AsUTF8AndSize);
 	NODUS__PY_SYM(PyLong_FromLong);
 	NODUS__PY_SYM(PyLong_FromVoidPtr);
+	NODUS__PY_SYM(PyLong_AsVoidPtr);
+	NODUS__PY_SYM(PyTuple_Size);
+	NODUS__PY_SYM(PyTuple_GetItem);
 	NODUS__PY_SYM(PyErr_Occurred);
 	NODUS__PY_SYM(PyErr_Fetch);
 	NODUS__PY_SYM(PyErr_NormalizeException);
@@ -682,14 +727,36 @@ int NODUS_PY_ENTRY(const nodus_call *call)
 {
 	if (!A.loaded || !A.call)
 		return 2;
+	if (A.taken) { /* the last batch's results, copied: inside this call's time */
+		for (int k = 0; k < A.n_keep; k++)
+			A.py.Py_DecRef(A.keep[k]);
+		A.n_keep = A.n_pend = A.taken = 0;
+	}
 	int cuda = NODUS_PY_CUDA && call->stream != NULL;
+	int defer = A.defer && A.n_keep < NODUS_DEFER_MAX &&
+		    A.n_pend + (int)call->n_outputs <= NODUS_DEFER_MAX;
 	py_object *items[] = {capsules(call->inputs, call->n_inputs, cuda),
 			      capsules(call->outputs, call->n_outputs, cuda),
-			      A.py.PyLong_FromVoidPtr(cuda ? call->stream : NULL)};
-	py_object *args = tuple_of(items, 3);
+			      A.py.PyLong_FromVoidPtr(cuda ? call->stream : NULL),
+			      A.py.PyLong_FromLong(defer)};
+	py_object *args = tuple_of(items, 4);
 	py_object *r = args ? A.py.PyObject_CallObject(A.call, args) : NULL;
 	if (args)
 		A.py.Py_DecRef(args);
+	py_ssize got = r && defer ? A.py.PyTuple_Size(r) : -1; /* None when copied */
+	if (got < 0 && r && defer)
+		A.py.PyErr_Clear(); /* PyTuple_Size(None) says it is no tuple */
+	if (got == 1 + (py_ssize)call->n_outputs) {
+		/* (result, pointer...): kept; the harness copies after timing */
+		A.keep[A.n_keep++] = r;
+		for (uint32_t k = 0; k < call->n_outputs; k++) {
+			nodus_deferred_copy *d = &A.pend[A.n_pend++];
+			d->src = A.py.PyLong_AsVoidPtr(A.py.PyTuple_GetItem(r, 1 + k));
+			d->dst = call->outputs[k].data;
+			d->bytes = call->outputs[k].nbytes;
+		}
+		return 0;
+	}
 	if (r) {
 		A.py.Py_DecRef(r);
 		return 0;
@@ -705,6 +772,23 @@ int NODUS_PY_ENTRY(const nodus_call *call)
 int NODUS__CAT(NODUS_PY_ENTRY, _prelock)(void)
 {
 	return NODUS_PY_CUDA && A.loaded && strstr(nodus_py_source_begin, "triton") != NULL;
+}
+
+/* Timing starts (on 1) or ends (on 0): while on, a module's outputs
+ * returned by value are left for the harness to copy (solution.h). */
+void NODUS__CAT(NODUS_PY_ENTRY, _defer)(int on)
+{
+	A.defer = on;
+}
+
+/* The copies the harness owes since the last time it asked: at most max
+ * into d; their results stay alive until the next call. No Python runs. */
+int NODUS__CAT(NODUS_PY_ENTRY, _deferred)(nodus_deferred_copy *d, int max)
+{
+	int n = A.n_pend < max ? A.n_pend : max;
+	memcpy(d, A.pend, (size_t)n * sizeof(*d));
+	A.taken = 1;
+	return n;
 }
 
 /* The exception of the last failed call (solution.h, ENTRY_error). */

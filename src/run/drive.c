@@ -293,6 +293,11 @@ static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
 			   side_name(role), (long long)k, (long long)t->sample);
 		return drive_fault(d, role, DRIVE_STOPPED);
 	}
+	/* outputs a module returned by value, copied by the worker after the
+	 * timed region: the other side times only once they are in place */
+	nodus_msg_batch settled;
+	if (t->settles && (end = drive_await_mark(d, role, NODUS_MSG_SETTLED, &settled)))
+		return end;
 	if (t->status) {
 		set_status(a, role ? NODUS_STATUS_RUNTIME_ERROR : NODUS_STATUS_INVALID_REFERENCE,
 			   "", "timing: the %s returned %d while timed",

@@ -84,7 +84,8 @@ enum nodus_msg_type {
 	NODUS_MSG_OUTPUT_AT = 10,
 	NODUS_MSG_SIZED = 11,
 	NODUS_MSG_START = 12,
-	NODUS_MSG_BATCH = 13
+	NODUS_MSG_BATCH = 13,
+	NODUS_MSG_SETTLED = 14  /* after BATCH: the batch's by-value outputs are in place */
 };
 
 /* A CMD frame. op: 'c' continue, 's' stop, 'n' next (after a batch that
@@ -123,7 +124,7 @@ typedef struct nodus_msg_batch {
 	int64_t wall_ns;   /* the worker's clock from sending START to sending BATCH,
 			    * which the kernel's stamps of the two must agree with */
 	int32_t sm_clock_mhz; /* at the batch's end, 0 unknown */
-	int32_t pad;
+	int32_t settles;   /* 1: outputs left by value are copied now, a SETTLED mark follows */
 } nodus_msg_batch;
 
 #define NODUS_MAX_BATCH 100000 /* calls per timed batch, at most */

@@ -74,6 +74,8 @@ struct solution_handle {
 	nodus_entry_fn entry;     /* the entry function */
 	nodus_entry_fn setup;     /* ENTRY_setup, or NULL */
 	int (*prelock)(void);     /* ENTRY_prelock, or NULL: nonzero asks for calls before lockdown */
+	nodus_defer_fn defer;     /* ENTRY_defer and ENTRY_deferred, or NULL: outputs */
+	nodus_deferred_fn deferred; /* returned by value, copied by the worker after timing */
 	nodus_error_fn error;     /* ENTRY_error, or NULL */
 	char path[1024];          /* shared object path */
 };
@@ -119,6 +121,7 @@ struct worker {
 		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s, poison_s;
 		double load_s, fingerprint_s, setup_s;
 		double alloc_s; /* device and host buffers of the trials: taken and given back */
+		double settle_s, settled; /* outputs left by value: copied after timing, how many */
 		uint64_t job_ns; /* when the job arrived */
 		double bytes;             /* input bytes drawn + output bytes sent */
 	} phase;
@@ -216,6 +219,12 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	*(void **)&h->error = dlsym(h->dl, setup_name);
 	snprintf(setup_name, sizeof(setup_name), "%s_prelock", entry);
 	*(void **)&h->prelock = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_defer", entry);
+	*(void **)&h->defer = dlsym(h->dl, setup_name);
+	snprintf(setup_name, sizeof(setup_name), "%s_deferred", entry);
+	*(void **)&h->deferred = dlsym(h->dl, setup_name);
+	if (!h->defer || !h->deferred)
+		h->defer = NULL, h->deferred = NULL; /* both or neither */
 	char msg[1024] = "";
 	if (load && load(msg, sizeof(msg)))
 		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
@@ -959,15 +968,54 @@ static int poison_window(struct worker *w, struct timing_set *ts, int first, int
 	return 0;
 }
 
+/* time_batch with a solution's by-value outputs left for afterwards
+ * (ENTRY_defer, solution.h): *n_copies of them in copies. */
+static int time_deferred(struct worker *w, struct solution_handle *s, const nodus_call *calls,
+			 int n_calls, int batch, nodus_timing *out, nodus_deferred_copy *copies,
+			 int *n_copies, nodus_error *err)
+{
+	*n_copies = 0;
+	if (s->defer)
+		s->defer(1);
+	int rc = w->ops->time_batch(w->dev, s->entry, calls, n_calls, batch, out, err);
+	if (s->defer) {
+		s->defer(0);
+		*n_copies = s->deferred(copies, NODUS_DEFER_MAX);
+	}
+	return rc;
+}
+
+/* The copies a timed batch left: the harness's own copy (no solution code
+ * runs), into the calls' outputs. */
+static int settle(struct worker *w, const nodus_deferred_copy *copies, int n, nodus_error *err)
+{
+	uint64_t t0 = nodus_now_ns();
+	for (int i = 0; i < n; i++) {
+		int rc = w->ops->copy(w->dev, copies[i].dst, copies[i].src, (size_t)copies[i].bytes,
+				      err);
+		if (rc)
+			return rc;
+	}
+	w->phase.settled += n;
+	if (n)
+		phase_add(&w->phase.settle_s, t0);
+	return 0;
+}
+
+static nodus_deferred_copy deferred_copies[NODUS_DEFER_MAX];
+
 /* A timed batch outside the rounds (sizing, warm-up): the calls of the
  * window at 0, no poison, no frames. */
 static int timed_sample(struct worker *w, struct timing_set *ts, struct solution_handle *s,
 			int batch, int flush, nodus_timing *out, nodus_error *err)
 {
 	uint64_t t0 = nodus_now_ns();
-	int rc = flush ? w->ops->flush(w->dev, err) : 0;
+	int n = 0, rc = flush ? w->ops->flush(w->dev, err) : 0;
 	if (!rc)
-		rc = w->ops->time_batch(w->dev, s->entry, ts->calls, ts->n_calls, batch, out, err);
+		rc = time_deferred(w, s, ts->calls, ts->n_calls, batch, out, deferred_copies, &n,
+				   err);
+	if (!rc)
+		rc = settle(w, deferred_copies, n, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
 	return rc ? rc : nodus__guard_check(w->ops, w->dev, s->entry, 1, err);
 }
@@ -1096,7 +1144,8 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	uint64_t marked = nodus_now_ns();
 	nodus_timing t;
-	rc = w->ops->time_batch(w->dev, sol->entry, ts->window, batch, batch, &t, err);
+	int n_copies = 0;
+	rc = time_deferred(w, sol, ts->window, batch, batch, &t, deferred_copies, &n_copies, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
 	streams_pause(st, 1);
 	if (rc || (rc = nodus__guard_check(w->ops, w->dev, sol->entry, 1, err)))
@@ -1106,7 +1155,18 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 	msg.host_ns = t.host_ns;
 	msg.sm_clock_mhz = t.sm_clock_mhz;
 	msg.wall_ns = (int64_t)(nodus_now_ns() - marked);
+	msg.settles = n_copies > 0;
 	if (send_mark(NODUS_MSG_BATCH, &msg))
+		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
+	if (!n_copies)
+		return 0;
+	/* after BATCH (the clock check's window is START to BATCH, as for a
+	 * solution that writes its outputs itself), before SETTLED, which the
+	 * orchestrator waits for before it lets the other side time */
+	if ((rc = settle(w, deferred_copies, n_copies, err)) ||
+	    (rc = nodus__guard_check(w->ops, w->dev, sol->entry, 1, err)))
+		return rc;
+	if (send_mark(NODUS_MSG_SETTLED, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
 	return 0;
 }
@@ -1514,6 +1574,8 @@ static int worker_run(struct worker *w, nodus_error *err)
 	if (phases) { /* outputs that came through the arena, not the pipe (page-rounded) */
 		json_object_set_new(phases, "arena_bytes", json_real((double)w->arena_next));
 		json_object_set_new(phases, "poison_s", json_real(w->phase.poison_s));
+		json_object_set_new(phases, "settle_s", json_real(w->phase.settle_s));
+		json_object_set_new(phases, "settled", json_real(w->phase.settled));
 	}
 	send_json(NODUS_MSG_DONE, json_pack("{s:f,s:O*,s:o*}", "device_s", w->device_s, "timing",
 					    timing, "phases", phases));

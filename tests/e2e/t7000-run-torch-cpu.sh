@@ -9,8 +9,12 @@
 #      reference and the C reference SLOWER than it; the torch reference
 #      against itself is TIED; a KernelBench-style nn.Module candidate
 #      (forward returns the output) is correct against the torch reference
-#      (any label: it pays for its allocation and copy), and so is one that
-#      warns on every call (showing a warning would read a file);
+#      (any label: it pays for its allocation), and so is one that warns on
+#      every call (showing a warning would read a file);
+#   1c. a module's output returned by value is copied by the worker after
+#      the timed region, not inside it: the measure worker of row_sum_module
+#      settled copies (detail.phases.measure.settled > 0) and the
+#      destination-passing torch reference none (its timer's settled 0);
 #   1b. parameters are redrawn: a LayerNorm module written out is correct
 #      against nn.LayerNorm, one that drops its weight and bias (exact at
 #      torch's initial 1 and 0) is INCORRECT_NUMERICAL, the A/A pair TIED;
@@ -67,6 +71,12 @@ for pid, expect, status, label, guard, msg, dj, lo, hi in db.execute(
     n += 1
     cand = pid.split("/")[1]
     d = json.loads(dj or "{}")
+    if cand == "row_sum_module" and status == "OK":
+        ph = d.get("phases", {})
+        m, t = ph.get("measure", {}).get("settled", 0), ph.get("timer", {}).get("settled", 0)
+        if not m > 0 or t != 0:
+            fails.append(f"{pid}: by-value outputs copied after timing: measure settled {m} "
+                         f"(expected > 0), timer (destination-passing) {t} (expected 0)")
     seen = max([d.get(k, {}).get("busy_cores", 0) for k in ("isolation_before", "isolation_after")])
     if expect in ("FASTER", "SLOWER", "TIED", "EQUIVALENT"):
         if status == "NOT_ISOLATED" or (status == "TIMEOUT" and busy > most):
