@@ -196,6 +196,32 @@ static void print_detail(const char *detail_json)
 	json_decref(d);
 }
 
+/* Where a record came from: the run that wrote it (detail.run) and, for
+ * one a merge kept as a new attempt (detail.merged, docs/store.md), the
+ * shard and its attempt there, and that it is another measurement beside
+ * the deciding one. */
+static const char *str_or_unknown(json_t *v)
+{
+	return json_is_string(v) ? json_string_value(v) : "unknown";
+}
+
+static void print_origin(const char *detail_json, int attempt, int decides)
+{
+	json_t *d = detail_json ? json_loads(detail_json, 0, NULL) : NULL;
+	json_t *run = json_object_get(d, "run"), *m = json_object_get(d, "merged");
+	if (run)
+		printf("  run: %s on %s\n", str_or_unknown(json_object_get(run, "id")),
+		       str_or_unknown(json_object_get(run, "host")));
+	if (m)
+		printf("  merged from %s (attempt %" JSON_INTEGER_FORMAT "%s there): another "
+		       "measurement of this pair-condition; %s\n",
+		       str_or_unknown(json_object_get(m, "from")),
+		       json_integer_value(json_object_get(m, "attempt")),
+		       json_is_true(json_object_get(m, "final")) ? ", final" : "",
+		       decides == attempt ? "it decides" : "it does not decide");
+	json_decref(d);
+}
+
 static int show_record(const nodus_record *r, void *ctx)
 {
 	struct show_walk *w = ctx;
@@ -211,7 +237,9 @@ static int show_record(const nodus_record *r, void *ctx)
 	       nodus_status_name(r->status));
 	if (r->status == NODUS_STATUS_OK)
 		printf(" %s", nodus_label_name(r->label));
-	printf("\n  guard: %s\n", r->guard[0] ? r->guard : "-");
+	printf("\n");
+	print_origin(r->detail_json, r->attempt, decides);
+	printf("  guard: %s\n", r->guard[0] ? r->guard : "-");
 	printf("  speedup: %s [%s, %s]\n", g(r->speedup, b1, sizeof(b1)), g(r->ci_lo, b2, sizeof(b2)),
 	       g(r->ci_hi, b3, sizeof(b3)));
 	printf("  rounds: %d, looks: %d, samples: %d\n", r->rounds, r->looks, r->n_samples);

@@ -67,6 +67,7 @@ struct ctx {
 	int n_conds;
 	int base;                        /* index of the baseline condition */
 	const nodus_record **final;      /* [pair * n_conds + cond]: final record or NULL */
+	int *attempts;                   /* [pair * n_conds + cond]: its records, every attempt */
 	double price_usd;                /* per device hour; NAN = unknown */
 	const char *price_reason;        /* why price_usd is unknown, or NULL */
 };
@@ -258,14 +259,20 @@ static int belongs(const struct ctx *c, const nodus_record *r)
 static int index_finals(struct ctx *c, nodus_error *err)
 {
 	c->final = calloc((size_t)c->n_pairs * (size_t)c->n_conds + 1, sizeof(*c->final));
-	if (!c->final)
+	c->attempts = calloc((size_t)c->n_pairs * (size_t)c->n_conds + 1, sizeof(*c->attempts));
+	if (!c->final || !c->attempts)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
 	for (int i = 0; i < c->d->n_records; i++) {
 		const nodus_record *r = &c->d->records[i];
-		if (!r->final || !belongs(c, r))
+		if (!belongs(c, r))
 			continue;
 		int p = find_pair(c, r->pair_id), k = find_cond(c, r->condition);
 		if (p < 0 || k < 0)
+			continue;
+		/* counted so the report says when a label is one of several
+		 * measurements (retries, or a second run kept by db merge) */
+		c->attempts[p * c->n_conds + k]++;
+		if (!r->final)
 			continue;
 		/* the final record that is not NOT_ISOLATED decides; while there is
 		 * none, the latest final NOT_ISOLATED one (--resume retries those) */
@@ -673,9 +680,14 @@ static json_t *pairs_section(const struct ctx *c)
 		const struct pair_info *q = &c->pairs[p];
 		json_t *labels = json_object(), *speedups = json_object();
 		json_t *messages = json_object(), *guards = json_object();
+		json_t *decided_by = json_object();
 		for (int k = 0; k < c->n_conds; k++) {
 			const nodus_record *r = final_of(c, p, k);
 			const char *name = c->conds[k].name;
+			json_object_set_new(decided_by, name,
+					    json_pack("{s:o, s:i}", "attempt",
+						      r ? json_integer(r->attempt) : json_null(),
+						      "attempts", c->attempts[p * c->n_conds + k]));
 			json_object_set_new(labels, name, json_string(cat_name(outcome(r))));
 			json_object_set_new(speedups, name, jspeedup(r));
 			/* the full text: a compiler's errors, the tolerance detail, the signal */
@@ -686,10 +698,11 @@ static json_t *pairs_section(const struct ctx *c)
 									   : json_null());
 		}
 		json_array_append_new(list, json_pack(
-			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task", q->task,
-			"candidate", q->candidate, "reference", q->reference, "expect",
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task",
+			q->task, "candidate", q->candidate, "reference", q->reference, "expect",
 			q->expect ? json_string(q->expect) : json_null(), "labels", labels,
-			"speedups", speedups, "messages", messages, "guards", guards));
+			"decided_by", decided_by, "speedups", speedups, "messages", messages,
+			"guards", guards));
 	}
 	return list;
 }
@@ -766,6 +779,7 @@ out:
 	free(c.pairs);
 	free(c.conds);
 	free(c.final);
+	free(c.attempts);
 	json_decref(c.plan);
 	return rc;
 }

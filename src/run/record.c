@@ -79,6 +79,8 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",
 				      x->cond->duty_cycle));
+	json_object_set_new(a->detail, "run",
+			    json_pack("{s:s,s:s}", "id", x->run_id, "host", x->host));
 	char *detail = json_dumps(a->detail, JSON_COMPACT | JSON_SORT_KEYS);
 	r.detail_json = detail;
 	r.n_samples = a->n_samples;

@@ -107,6 +107,11 @@ struct run_ctx {
 	/* progress of the condition being run: pairs to decide, decided, since when */
 	int cond_pairs, cond_decided;
 	uint64_t cond_started_ns;
+	/* Which invocation of `nodus run` wrote a record and where: every
+	 * record's detail.run, so that `nodus db merge` can say whose
+	 * measurement two records of one pair-condition are (docs/store.md) */
+	char run_id[33];               /* 32 random hex digits, one per invocation */
+	char host[256];                /* gethostname(), "" when it fails */
 };
 
 /* An output held by the orchestrator: the frame that brought it through

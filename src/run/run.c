@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,6 +194,25 @@ static int register_plan(struct run_ctx *x, nodus_error *err)
 	return rc;
 }
 
+/* Names this invocation: 16 random bytes (the clock and pid stand in where
+ * getrandom fails, which only weakens uniqueness, not correctness: merge
+ * compares records by content, the run id is provenance) and the host. */
+static void run_identity(struct run_ctx *x)
+{
+	unsigned char id[16];
+	if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+		uint64_t v = nodus_now_ns() ^ ((uint64_t)getpid() << 32);
+		for (size_t i = 0; i < sizeof(id); i++) {
+			v ^= v << 13, v ^= v >> 7, v ^= v << 17;
+			id[i] = (unsigned char)v;
+		}
+	}
+	for (size_t i = 0; i < sizeof(id); i++)
+		snprintf(x->run_id + 2 * i, 3, "%02x", id[i]);
+	if (gethostname(x->host, sizeof(x->host) - 1) != 0)
+		x->host[0] = '\0';
+}
+
 int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diags,
 	      nodus_error *err)
 {
@@ -209,6 +229,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	x.test_not_isolated_once = getenv("NODUS_TEST_NOT_ISOLATED_ONCE");
 	x.o = o;
 	x.sum = sum;
+	run_identity(&x);
 	int rc = nodus_plan_load(o->plan_path, &x.plan, diags);
 	if (rc)
 		return rc;

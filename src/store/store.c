@@ -1022,11 +1022,24 @@ int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_j
 
 /* ---- merging shards ---- */
 
-#define RECORD_COLUMNS                                                                    \
-	"plan_digest, pair_id, condition, attempt, final, status, guard, label, speedup, " \
-	"ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, max_abs_err, "        \
-	"max_rel_err, matched_ratio, device_s, charge_share, compile_s, compile_cache_hits, " \
-	"validation_s, wall_s, target_hash, message, detail_json, started_at, finished_at"
+/* A record's columns but id, in three parts around attempt, final and
+ * detail_json, which a record kept as a new attempt has changed. */
+#define RECORD_KEY_COLUMNS "plan_digest, pair_id, condition, "
+#define RECORD_MID_COLUMNS                                                                 \
+	"status, guard, label, speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, "     \
+	"ref_ns_median, max_abs_err, max_rel_err, matched_ratio, device_s, charge_share, " \
+	"compile_s, compile_cache_hits, validation_s, wall_s, target_hash, message, "
+#define RECORD_TAIL_COLUMNS "started_at, finished_at"
+#define RECORD_COLUMNS                                                                   \
+	RECORD_KEY_COLUMNS "attempt, final, " RECORD_MID_COLUMNS "detail_json, " RECORD_TAIL_COLUMNS
+/* What a record measured: every column but id, attempt and final (the
+ * detail_json is read apart, see content_hash) */
+#define RECORD_CONTENT_COLUMNS RECORD_KEY_COLUMNS RECORD_MID_COLUMNS RECORD_TAIL_COLUMNS
+#define SAMPLE_COLUMNS "round, seq, role, copy, batch, flags, ns, host_ns, sm_clock_mhz"
+
+/* The key of detail_json under which a merge records where a record kept
+ * as a new attempt came from; it is provenance, not measurement. */
+#define MERGED_KEY "merged"
 
 static const char *const merge_tables_sql[] = {
 	"INSERT OR IGNORE INTO plans (digest, name, plan_json, stored_at) "
@@ -1040,24 +1053,134 @@ static const char *const merge_tables_sql[] = {
 	"SELECT target_hash, fingerprint_json, stored_at FROM shard.targets",
 };
 
-/* Copies one shard record (and its samples) under a new id. */
-static int merge_record(nodus_store *s, int64_t old_id, nodus_error *err)
+/* Appends column i of st's row to b, typed, so that NULL, 1, 1.0 and "1"
+ * differ; a double as %a, which is exact. */
+static int add_column(nodus_buf *b, sqlite3_stmt *st, int i)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		return nodus_buf_adds(b, "N;");
+	case SQLITE_INTEGER:
+		return nodus_buf_addf(b, "I%lld;", (long long)sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT:
+		return nodus_buf_addf(b, "F%a;", sqlite3_column_double(st, i));
+	default: {
+		const void *t = sqlite3_column_blob(st, i);
+		int n = sqlite3_column_bytes(st, i);
+		int rc = nodus_buf_addf(b, "T%d:", n);
+		return rc || !n ? rc : nodus_buf_add(b, t, (size_t)n);
+	}
+	}
+}
+
+/* Appends a record's detail_json to b without its MERGED_KEY (a copy kept
+ * as a new attempt carries it; the measurement is the same), re-encoded
+ * canonically, and with an empty object written as NULL is (a detail that
+ * held only the key was NULL in the shard). Text that is not a JSON object
+ * goes in as it is. */
+static int add_detail(nodus_buf *b, const char *text)
+{
+	json_t *d = text ? json_loads(text, 0, NULL) : NULL;
+	if (!json_is_object(d)) {
+		json_decref(d);
+		if (!text)
+			return nodus_buf_adds(b, "N;");
+		int rc = nodus_buf_addf(b, "T%zu:", strlen(text));
+		return rc ? rc : nodus_buf_adds(b, text);
+	}
+	json_object_del(d, MERGED_KEY);
+	int rc = 0;
+	if (json_object_size(d) == 0) {
+		rc = nodus_buf_adds(b, "N;");
+	} else {
+		char *canon = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+		rc = canon ? nodus_buf_addf(b, "J%zu:%s", strlen(canon), canon) : NODUS_ENOMEM;
+		free(canon);
+	}
+	json_decref(d);
+	return rc;
+}
+
+/* What a record measured, for comparing a shard's record with the store's:
+ * the SHA-256 of every column but id, attempt and final (detail_json less
+ * MERGED_KEY) and of its samples in order. [0] reads main, [1] the shard. */
+static const char *const content_sql[2] = {
+	"SELECT " RECORD_CONTENT_COLUMNS ", detail_json FROM main.records WHERE id = ?1",
+	"SELECT " RECORD_CONTENT_COLUMNS ", detail_json FROM shard.records WHERE id = ?1",
+};
+static const char *const content_samples_sql[2] = {
+	"SELECT " SAMPLE_COLUMNS " FROM main.samples WHERE record_id = ?1 ORDER BY " SAMPLE_COLUMNS,
+	"SELECT " SAMPLE_COLUMNS " FROM shard.samples WHERE record_id = ?1 ORDER BY " SAMPLE_COLUMNS,
+};
+
+static int content_hash(nodus_store *s, int in_shard, int64_t id, char out[NODUS_SHA256_HEX],
+			nodus_error *err)
+{
+	nodus_buf b;
+	nodus_buf_init(&b);
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, content_sql[in_shard], &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_fail(s, err, "reading a record to compare");
+	} else {
+		int n = sqlite3_column_count(st) - 1; /* the last is detail_json */
+		int brc = 0;
+		for (int i = 0; !brc && i < n; i++)
+			brc = add_column(&b, st, i);
+		if (!brc)
+			brc = add_detail(&b, (const char *)sqlite3_column_text(st, n));
+		if (brc)
+			rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	}
+	sqlite3_finalize(st);
+	if (!rc && !(rc = prepare(s, content_samples_sql[in_shard], &st, err))) {
+		sqlite3_bind_int64(st, 1, id);
+		int step = SQLITE_DONE, brc = 0;
+		while (!brc && (step = sqlite3_step(st)) == SQLITE_ROW)
+			for (int i = 0; !brc && i < sqlite3_column_count(st); i++)
+				brc = add_column(&b, st, i);
+		if (brc)
+			rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+		else if (step != SQLITE_DONE)
+			rc = db_fail(s, err, "reading samples to compare");
+		sqlite3_finalize(st);
+	}
+	if (!rc)
+		nodus_sha256_hex(b.data, b.len, out);
+	nodus_buf_release(&b);
+	return rc;
+}
+
+/* Copies one shard record (and its samples) under a new id: as it is when
+ * attempt is 0, else with this attempt, final flag and detail_json. */
+static int merge_record(nodus_store *s, int64_t old_id, int attempt, int final,
+			const char *detail, nodus_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = prepare(s,
-			 "INSERT INTO records (" RECORD_COLUMNS ") SELECT " RECORD_COLUMNS
-			 " FROM shard.records WHERE id = ?1",
+			 attempt ? "INSERT INTO records (" RECORD_COLUMNS ") SELECT " RECORD_KEY_COLUMNS
+				   "?2, ?3, " RECORD_MID_COLUMNS "?4, " RECORD_TAIL_COLUMNS
+				   " FROM shard.records WHERE id = ?1"
+				 : "INSERT INTO records (" RECORD_COLUMNS ") SELECT " RECORD_COLUMNS
+				   " FROM shard.records WHERE id = ?1",
 			 &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, old_id);
+	if (attempt) {
+		sqlite3_bind_int(st, 2, attempt);
+		sqlite3_bind_int(st, 3, final);
+		bind_text(st, 4, detail);
+	}
 	if ((rc = step_done(s, st, "merging a record", err)))
 		return rc;
 	int64_t new_id = sqlite3_last_insert_rowid(s->db);
 	rc = prepare(s,
-		     "INSERT INTO samples (record_id, round, seq, role, copy, batch, flags, ns, "
-		     "host_ns, sm_clock_mhz) SELECT ?1, round, seq, role, copy, batch, flags, ns, "
-		     "host_ns, sm_clock_mhz FROM shard.samples WHERE record_id = ?2",
+		     "INSERT INTO samples (record_id, " SAMPLE_COLUMNS ") SELECT ?1, " SAMPLE_COLUMNS
+		     " FROM shard.samples WHERE record_id = ?2",
 		     &st, err);
 	if (rc)
 		return rc;
@@ -1066,10 +1189,138 @@ static int merge_record(nodus_store *s, int64_t old_id, nodus_error *err)
 	return step_done(s, st, "merging samples", err);
 }
 
-int nodus_store_merge(nodus_store *s, const char *shard_path, int *merged, int *present,
-		      nodus_error *err)
+/* The shard record's detail with MERGED_KEY added, heap, caller frees:
+ * where it came from, the attempt and final flag it had there and its
+ * content hash. A record that already carries the key (merged before,
+ * from a store it was kept in as a new attempt) keeps the first one,
+ * which names the run that measured it. NULL with *enomem unset when the
+ * detail is not a JSON object (it is kept as it is). */
+static char *detail_with_origin(const char *detail, const char *shard_path, int attempt,
+				int final, const char *hash, int *enomem)
 {
-	*merged = *present = 0;
+	json_t *d = detail ? json_loads(detail, 0, NULL) : json_object();
+	*enomem = 0;
+	if (!json_is_object(d)) {
+		json_decref(d);
+		*enomem = !detail;
+		return NULL;
+	}
+	if (!json_object_get(d, MERGED_KEY))
+		json_object_set_new(d, MERGED_KEY,
+				    json_pack("{s:s,s:i,s:b,s:s}", "from", shard_path, "attempt",
+					      attempt, "final", final, "content", hash));
+	char *out = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(d);
+	*enomem = !out;
+	return out;
+}
+
+/* What the store holds of one pair-condition, beside a shard's record. */
+struct pc_state {
+	int identical;      /* 1: a record of the same content */
+	int clash;          /* 1: a record at the shard record's attempt */
+	int max_attempt;    /* the highest attempt, 0 if none */
+	int decider;        /* the final record that is not NOT_ISOLATED, its attempt; 0 if none */
+};
+
+static int pc_state_get(nodus_store *s, const char *digest, const char *pair_id,
+			const char *condition, int attempt, const char *hash,
+			struct pc_state *pc, nodus_error *err)
+{
+	memset(pc, 0, sizeof(*pc));
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s,
+			 "SELECT id, attempt, final = 1 AND status <> 'NOT_ISOLATED' FROM main.records "
+			 "WHERE plan_digest = ?1 AND pair_id = ?2 AND condition = ?3",
+			 &st, err);
+	if (rc)
+		return rc;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, pair_id);
+	bind_text(st, 3, condition);
+	int step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int a = sqlite3_column_int(st, 1);
+		char h[NODUS_SHA256_HEX];
+		if ((rc = content_hash(s, 0, sqlite3_column_int64(st, 0), h, err)))
+			break;
+		pc->identical |= strcmp(h, hash) == 0;
+		pc->clash |= a == attempt;
+		pc->max_attempt = a > pc->max_attempt ? a : pc->max_attempt;
+		if (sqlite3_column_int(st, 2))
+			pc->decider = a;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(s, err, "reading the store's records");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Merges shard record id (st's row: id, plan, pair, condition, attempt,
+ * final, decides, detail_json) by the rules of docs/store.md. */
+static int merge_one(nodus_store *s, const char *shard_path, sqlite3_stmt *row, int flags,
+		     nodus_merge_counts *counts, nodus_merge_fn fn, void *ctx, nodus_error *err)
+{
+	int64_t id = sqlite3_column_int64(row, 0);
+	nodus_merge_note n = {
+		.plan_digest = (const char *)sqlite3_column_text(row, 1),
+		.pair_id = (const char *)sqlite3_column_text(row, 2),
+		.condition = (const char *)sqlite3_column_text(row, 3),
+		.shard_attempt = sqlite3_column_int(row, 4),
+		.shard_final = sqlite3_column_int(row, 5),
+	};
+	int decides = sqlite3_column_int(row, 6);
+	char hash[NODUS_SHA256_HEX];
+	struct pc_state pc;
+	int rc = content_hash(s, 1, id, hash, err);
+	if (!rc)
+		rc = pc_state_get(s, n.plan_digest, n.pair_id, n.condition, n.shard_attempt, hash,
+				  &pc, err);
+	if (rc)
+		return rc;
+	if (pc.identical) {
+		counts->identical++;
+		return 0;
+	}
+	int second_decider = decides && pc.decider;
+	if (!pc.clash && !second_decider) {
+		rc = merge_record(s, id, 0, 0, NULL, err);
+		counts->merged += !rc;
+		return rc;
+	}
+	/* another measurement of a pair-condition the store holds */
+	n.clash = pc.clash;
+	n.decider = pc.decider;
+	if (!(flags & NODUS_MERGE_KEEP_BOTH)) {
+		counts->conflicts++;
+		if (fn)
+			fn(&n, ctx);
+		return 0;
+	}
+	int enomem;
+	n.attempt = pc.max_attempt + 1;
+	n.final = n.shard_final && !second_decider;
+	char *detail = detail_with_origin((const char *)sqlite3_column_text(row, 7), shard_path,
+					  n.shard_attempt, n.shard_final, hash, &enomem);
+	if (enomem)
+		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
+	rc = merge_record(s, id, n.attempt, n.final,
+			  detail ? detail : (const char *)sqlite3_column_text(row, 7), err);
+	free(detail);
+	if (rc)
+		return rc;
+	counts->kept++;
+	if (n.final && decides)
+		n.decider = n.attempt;
+	if (fn)
+		fn(&n, ctx);
+	return 0;
+}
+
+int nodus_store_merge(nodus_store *s, const char *shard_path, int flags,
+		      nodus_merge_counts *counts, nodus_merge_fn fn, void *ctx, nodus_error *err)
+{
+	memset(counts, 0, sizeof(*counts));
 	nodus_store *shard = NULL;
 	int rc = nodus_store_open_readonly(shard_path, &shard, err);
 	if (rc)
@@ -1091,32 +1342,24 @@ int nodus_store_merge(nodus_store *s, const char *shard_path, int *merged, int *
 	for (size_t i = 0; !rc && i < sizeof(merge_tables_sql) / sizeof(merge_tables_sql[0]); i++)
 		if (!(rc = prepare(s, merge_tables_sql[i], &st, err)))
 			rc = step_done(s, st, "merging plans, pairs, conditions and targets", err);
-	/* a record the store already has (same plan, pair, condition, attempt)
-	 * is the same attempt: it is counted, not copied twice */
+	/* in attempt order per pair-condition, so that a run's attempts kept
+	 * as new attempts stay in their order */
 	if (!rc)
 		rc = prepare(s,
-			     "SELECT r.id, EXISTS (SELECT 1 FROM main.records m WHERE "
-			     "m.plan_digest = r.plan_digest AND m.pair_id = r.pair_id AND "
-			     "m.condition = r.condition AND m.attempt = r.attempt) "
-			     "FROM shard.records r ORDER BY r.id",
+			     "SELECT id, plan_digest, pair_id, condition, attempt, final, "
+			     "final = 1 AND status <> 'NOT_ISOLATED', detail_json FROM shard.records "
+			     "ORDER BY plan_digest, pair_id, condition, attempt, id",
 			     &st, err);
 	if (!rc) {
-		int step;
-		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sqlite3_column_int(st, 1)) {
-				(*present)++;
-				continue;
-			}
-			rc = merge_record(s, sqlite3_column_int64(st, 0), err);
-			if (!rc)
-				(*merged)++;
-		}
+		int step = SQLITE_DONE;
+		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+			rc = merge_one(s, shard_path, st, flags, counts, fn, ctx, err);
 		if (!rc && step != SQLITE_DONE)
 			rc = db_fail(s, err, "reading the shard's records");
 		sqlite3_finalize(st);
 	}
-	if (rc)
-		rollback(s); /* nothing of a failed merge stays */
+	if (rc || counts->conflicts)
+		rollback(s); /* nothing of a failed or refused merge stays */
 	else
 		rc = exec_const(s, "COMMIT", "committing the merge", err);
 detach:

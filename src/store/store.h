@@ -162,14 +162,51 @@ typedef int (*nodus_record_fn)(const nodus_record *r, void *ctx);
 int nodus_store_foreach_record(nodus_store *s, const char *digest, int final_only,
 			       int with_samples, nodus_record_fn fn, void *ctx, nodus_error *err);
 
+/* Merging (docs/store.md, "Merging shards"). A record's identity is its
+ * content: every column but id, attempt and final, its detail without the
+ * "merged" key, and its samples. */
+#define NODUS_MERGE_KEEP_BOTH 1 /* keep a differing record as a new attempt, not refuse */
+
+typedef struct nodus_merge_counts {
+	int merged;    /* copied as they were (a pair-condition s lacked, or a free attempt) */
+	int identical; /* s held a record of the same content: not copied */
+	int kept;      /* differed from what s holds: copied as a new attempt (KEEP_BOTH) */
+	int conflicts; /* differed, without KEEP_BOTH: the shard's merge was rolled back */
+} nodus_merge_counts;
+
+/* One shard record that is another measurement of a pair-condition s holds.
+ * Strings are valid only during the callback. */
+typedef struct nodus_merge_note {
+	const char *plan_digest, *pair_id, *condition;
+	int shard_attempt; /* its attempt number in the shard */
+	int shard_final;   /* its final flag in the shard */
+	int clash;         /* 1: s holds another record at that attempt; 0: s holds a
+			    * deciding record and this one would decide too */
+	int attempt;       /* its attempt number in s; 0: not copied (refused) */
+	int final;         /* its final flag in s */
+	int decider;       /* the attempt of s that decides the pair-condition (its
+			    * final record that is not NOT_ISOLATED), 0 if none */
+} nodus_merge_note;
+typedef void (*nodus_merge_fn)(const nodus_merge_note *n, void *ctx);
+
 /* Merges the shard store at shard_path (same schema version) into s, in
  * one transaction: its plans, pairs, conditions and targets where s lacks
- * them, and every record (with its samples) that s does not already hold
- * (same plan, pair, condition and attempt). Two shards that both decided a
- * pair-condition (two final records) conflict: the merge is refused
- * (NODUS_EINVAL, naming the store) and s is unchanged. *merged counts the
- * records copied, *present those already there. */
-int nodus_store_merge(nodus_store *s, const char *shard_path, int *merged, int *present,
+ * them, then each record (with its samples), in attempt order per
+ * pair-condition:
+ *   - s holds one of the same content: counted in identical, not copied,
+ *     so merging a shard twice changes nothing;
+ *   - else its attempt is free in s and it would not be a second deciding
+ *     record (final, not NOT_ISOLATED): copied as it is (merged);
+ *   - else it is another measurement (a second run of the same work):
+ *     with NODUS_MERGE_KEEP_BOTH it is copied as the next free attempt,
+ *     final only if s had no deciding record, with detail.merged naming
+ *     the shard, its attempt, final flag and content hash (kept); without,
+ *     it is counted in conflicts and, once every record was looked at,
+ *     the whole shard is rolled back and s is unchanged.
+ * fn (may be NULL) is called for every kept or conflicting record.
+ * Returns 0 also when the merge was refused for conflicts. */
+int nodus_store_merge(nodus_store *s, const char *shard_path, int flags,
+		      nodus_merge_counts *counts, nodus_merge_fn fn, void *ctx,
 		      nodus_error *err);
 
 /* The plan JSON text of digest (NULL = the most recent plan), heap, caller

@@ -3,8 +3,12 @@
  * test-merge.c: merging shard stores (nodus db merge).
  *   1. records and their samples arrive once, under new ids;
  *   2. merging the same shard again copies nothing;
- *   3. a shard that decided a pair-condition the store has already decided
- *      (two final records) is refused and the store is left unchanged.
+ *   3. a shard with other measurements of a pair-condition the store holds
+ *      (a second run: another attempt 1, a second final record) is refused,
+ *      every such record named, and the store is left unchanged;
+ *   4. with NODUS_MERGE_KEEP_BOTH they are kept as attempts 2 and 3, not
+ *      final (the store's attempt 1 still decides), and merging the shard
+ *      again finds them identical.
  * ------------------------------------------------------------------------ */
 #include <math.h>
 #include <setjmp.h>
@@ -74,6 +78,22 @@ static void counts(nodus_store *s, int64_t *records, int64_t *samples)
 	*samples = info.samples;
 }
 
+struct notes {
+	int n;
+	nodus_merge_note note[4];
+};
+
+static void note(const nodus_merge_note *n, void *ctx)
+{
+	struct notes *ns = ctx;
+	if (ns->n < 4) {
+		ns->note[ns->n] = *n;
+		ns->note[ns->n].plan_digest = ns->note[ns->n].pair_id = NULL;
+		ns->note[ns->n].condition = NULL; /* valid only during the call */
+	}
+	ns->n++;
+}
+
 static void test_merge(void **state)
 {
 	(void)state;
@@ -90,23 +110,54 @@ static void test_merge(void **state)
 	nodus_store_close(c);
 
 	nodus_error err;
-	int merged, present;
+	nodus_merge_counts n;
+	struct notes ns = {0};
 	int64_t records, samples;
-	assert_int_equal(nodus_store_merge(a, b_path, &merged, &present, &err), 0);
-	assert_int_equal(merged, 2);
-	assert_int_equal(present, 0);
+	assert_int_equal(nodus_store_merge(a, b_path, 0, &n, note, &ns, &err), 0);
+	assert_int_equal(n.merged, 2);
+	assert_int_equal(n.identical + n.kept + n.conflicts + ns.n, 0);
 	counts(a, &records, &samples);
 	assert_int_equal(records, 3);
 	assert_int_equal(samples, 7);
 
-	assert_int_equal(nodus_store_merge(a, b_path, &merged, &present, &err), 0);
-	assert_int_equal(merged, 0);
-	assert_int_equal(present, 2);
+	assert_int_equal(nodus_store_merge(a, b_path, 0, &n, note, &ns, &err), 0);
+	assert_int_equal(n.merged + n.kept + n.conflicts, 0);
+	assert_int_equal(n.identical, 2);
 
-	assert_int_equal(nodus_store_merge(a, c_path, &merged, &present, &err), NODUS_EINVAL);
+	assert_int_equal(nodus_store_merge(a, c_path, 0, &n, note, &ns, &err), 0);
+	assert_int_equal(n.conflicts, 2);
+	assert_int_equal(ns.n, 2);
+	assert_int_equal(ns.note[0].shard_attempt, 1);
+	assert_int_equal(ns.note[0].clash, 1);     /* a's attempt 1 is another */
+	assert_int_equal(ns.note[1].shard_attempt, 2);
+	assert_int_equal(ns.note[1].clash, 0);     /* would be a second final */
+	assert_int_equal(ns.note[1].attempt, 0);   /* not copied */
+	assert_int_equal(ns.note[1].decider, 1);
 	counts(a, &records, &samples);
 	assert_int_equal(records, 3); /* rolled back: attempt 1 of c is not kept either */
 	assert_int_equal(samples, 7);
+
+	ns.n = 0;
+	assert_int_equal(nodus_store_merge(a, c_path, NODUS_MERGE_KEEP_BOTH, &n, note, &ns, &err),
+			 0);
+	assert_int_equal(n.kept, 2);
+	assert_int_equal(n.merged + n.identical + n.conflicts, 0);
+	assert_int_equal(ns.note[0].attempt, 2);
+	assert_int_equal(ns.note[0].final, 0);
+	assert_int_equal(ns.note[1].attempt, 3);
+	assert_int_equal(ns.note[1].final, 0);
+	assert_int_equal(ns.note[1].shard_final, 1);
+	assert_int_equal(ns.note[1].decider, 1);
+	counts(a, &records, &samples);
+	assert_int_equal(records, 5);
+	assert_int_equal(samples, 9);
+
+	assert_int_equal(nodus_store_merge(a, c_path, NODUS_MERGE_KEEP_BOTH, &n, note, &ns, &err),
+			 0);
+	assert_int_equal(n.identical, 2);
+	assert_int_equal(n.merged + n.kept + n.conflicts, 0);
+	counts(a, &records, &samples);
+	assert_int_equal(records, 5);
 
 	nodus_store_close(a);
 	unlink(a_path);
