@@ -460,7 +460,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
