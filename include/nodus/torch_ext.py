@@ -149,6 +149,27 @@ def install_recording(ext_dir, failures):
     real.load = load
 
 
+def new_module(path, name):
+    """The solution's module, registered under its name, not yet executed,
+    and its source (the record and warm steps execute it as the worker
+    does)."""
+    with open(path, encoding='utf-8') as f:
+        source = f.read()
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    return mod, source
+
+
+def construct(torch, cls, init):
+    """A module solution's instance, built as the worker builds it: after
+    torch.manual_seed(PARAM_SEED), with python.init's arguments (lists are
+    tuples)."""
+    import json
+    torch.manual_seed(PARAM_SEED)
+    return cls(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])
+
+
 def record(args):
     """The build's record step (see the file comment); the exit status."""
     if len(args) != 7 or args[0] != 'record':
@@ -156,21 +177,15 @@ def record(args):
               file=sys.stderr)
         return 2
     path, name, entry, style, init, ext_dir = args[1:]
-    import json
     import torch
     failures = []
     install_recording(ext_dir, failures)
-    with open(path, encoding='utf-8') as f:
-        source = f.read()
-    mod = types.ModuleType(name)
-    mod.__file__ = path
-    sys.modules[name] = mod
+    mod, source = new_module(path, name)
     try:
         exec(compile(source, path, 'exec'), mod.__dict__)
         obj = getattr(mod, entry, None)
         if style == '2' and isinstance(obj, type):
-            torch.manual_seed(PARAM_SEED)
-            obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])
+            construct(torch, obj, init)
     except BaseException as e:  # the worker judges the module; only builds matter here
         if not failures:
             print(f'nodus: note: the module raised at build time (the worker will load it '
@@ -326,18 +341,12 @@ def warm(args):
         return 4
     install_prebuilt(torch, ext_dir if os.path.isdir(ext_dir) else '')
     torch.set_grad_enabled(False)
-    with open(path, encoding='utf-8') as f:
-        source = f.read()
-    mod = types.ModuleType(name)
-    mod.__file__ = path
-    sys.modules[name] = mod
+    mod, source = new_module(path, name)
     try:
         exec(compile(source, path, 'exec'), mod.__dict__)
         obj = getattr(mod, entry)
         if style == '2':
-            torch.manual_seed(PARAM_SEED)
-            obj = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])
-            obj = obj.to('cuda')
+            obj = construct(torch, obj, init).to('cuda')
         for call in json.loads(calls)['calls']:
             ins = [warm_tensor(torch, d, s, 'cuda') for d, s in call['inputs']]
             outs = [warm_tensor(torch, d, s, 'cuda') for d, s in call['outputs']]
