@@ -521,12 +521,13 @@ int nodus_sandbox_before_driver(const nodus_sandbox_opts *o, const char *const *
 				int *abi, nodus_error *err)
 {
 	*abi = 0;
-	/* Off unless NODUS_CUDA_PREDRIVER_LANDLOCK=1: on the H200 (driver
-	 * 580.159.04) the CUDA runtime did not start under this ruleset
-	 * (cudaErrorOperatingSystem): the driver reads something it does not
-	 * allow, not found yet (docs/sandbox.md) */
+	/* On unless NODUS_CUDA_PREDRIVER_LANDLOCK=0. It was opt-in until the
+	 * driver's write to /proc/self/task/TID/comm was allowed; on the H200
+	 * (driver 580.159.04) test-gpu-landlock, the retest, the audits and the
+	 * torch and Triton solutions then ran with it (bench/results/h200/
+	 * retest-48, torch-48; docs/sandbox.md) */
 	const char *on = getenv("NODUS_CUDA_PREDRIVER_LANDLOCK");
-	if (!on || strcmp(on, "1") != 0)
+	if (on && strcmp(on, "0") == 0)
 		return 0;
 	/* Landlock restricts the calling thread and the threads it makes
 	 * afterwards: with one thread now, that is every thread there will be */
