@@ -63,9 +63,10 @@ void arena_close(struct worker_proc *w)
  * took 0.16 s to create instead of 0.22-0.36 s, two at once 0.19 s instead
  * of 0.30 s, and a small pair's fixed overhead fell from 0.385 to 0.234 s
  * (bench/results/h200/ctx-48, retest-48). Work a solution puts on another
- * stream still runs outside the timed one's events, as before (the
- * host-gap check caught rogue_stream and the torch side-stream candidate
- * with it). The streams condition keeps the driver's default: its loads
+ * stream either still runs outside the timed one's events, where the
+ * host-gap check catches it (rogue_stream), or queues behind it in the one
+ * queue and is timed with it (the torch side-stream candidate in
+ * torch-49). The streams condition keeps the driver's default: its loads
  * must run beside the timed stream, not queue behind it. A value in our
  * own environment wins. */
 static const char *const *worker_env(const struct run_ctx *x, int cuda, const char **env,
