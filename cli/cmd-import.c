@@ -634,7 +634,7 @@ static int candidate_doc(const struct import_args *a, const char *cand, const ch
 	}
 	const char *base = strrchr(src, '/');
 	*doc = nodus__kb_candidate(cand, a->problem, base ? base + 1 : src,
-				   json_object_get(py, "init"));
+				   json_object_get(py, "init"), json_object_get(py, "params"));
 	/* the problem's backend, whatever --backend says: a pair has one */
 	const char *backend = json_string_value(json_object_get(ref, "backend"));
 	if (*doc && backend)

@@ -29,6 +29,10 @@
  *   NODUS_PY_PATH       its sys.path, entries separated by ':'
  *   NODUS_PY_INIT       a module's constructor arguments, a JSON array of
  *                       numbers, booleans and tuples of them (python.init; "[]")
+ *   NODUS_PY_PARAMS     the reference's declared floating parameters and
+ *                       buffers (python.params), "name:D0xD1:dtype" joined
+ *                       by ';' in torch's order (optional, default "": none;
+ *                       see redraw below for what it changes)
  *   NODUS_PY_EXT_HELPER path of include/nodus/torch_ext.py, embedded: the
  *                       extension shim and the key of a load_inline call
  *   NODUS_PY_EXT_DIR    the prebuilt extensions, {cache}/{KEY}.ext (optional,
@@ -47,8 +51,9 @@
  *      executes the module and resolves the entry (for a module class,
  *      constructs it once with NODUS_PY_INIT's arguments, after
  *      torch.manual_seed, and redraws its floating parameters and
- *      buffers: see redraw below); a failure fills msg with the Python
- *      error and is LOAD_ERROR. A second call does nothing. Module code
+ *      buffers, by name against NODUS_PY_PARAMS when the solution declares
+ *      the reference's, else by position: see redraw below); a failure
+ *      fills msg with the Python error and is LOAD_ERROR. A second call does nothing. Module code
  *      runs here, at import, under the same rules as a C solution's ELF
  *      constructors;
  *   3. ENTRY(call), after lockdown: wraps every input and output zero-copy
@@ -103,6 +108,9 @@
 
 #ifndef NODUS_PY_CUDA
 #define NODUS_PY_CUDA 0
+#endif
+#ifndef NODUS_PY_PARAMS
+#define NODUS_PY_PARAMS "" /* python.params: none declared, redrawn by position */
 #endif
 #ifndef NODUS_PY_EXT_DIR
 #define NODUS_PY_EXT_DIR "" /* where prebuilt load_inline extensions are: none */
@@ -257,31 +265,79 @@ static const char bootstrap[] =
 	"    return f'{type(e).__name__}: {e}{where}'\n"
 	/* A module's floating parameters and buffers, redrawn once it is
 	 * built (torch's own init would leave a LayerNorm at weight 1, bias 0:
-	 * the identity that hides a wrong affine formula). The values depend
-	 * only on each tensor's position (parameters, then buffers, in
-	 * torch's order) and shape, so a reference and a candidate built alike
-	 * get the same ones in every process. 1-D tensors (scales, shifts)
-	 * get magnitudes in [0.5, 1.5) of either sign (running variances:
+	 * the identity that hides a wrong affine formula), so that a reference
+	 * and a candidate, each in its own process, get the same values.
+	 * params is NODUS_PY_PARAMS, the reference's tensors declared in the
+	 * solution (python.params, "name:D0xD1:dtype;...", in torch's order).
+	 * With a declaration, a declared tensor's values are drawn from its
+	 * name and shape (a hash that does not depend on the process, unlike
+	 * Python's str hash); a solution's own tensor takes the values of the
+	 * declared one of the same name and shape, else of the first declared
+	 * one of its shape not yet taken, in order (a candidate that calls
+	 * self.ln.weight self.weight, or declares the bias first), else (a
+	 * tensor the reference lacks) its own name's and shape's. Name matches
+	 * are taken first, over the whole module, so that an order match never
+	 * takes a declared tensor another one has by name. Without a
+	 * declaration (hand-written tasks) the values depend only on each
+	 * tensor's position (parameters, then buffers, in torch's order,
+	 * integer ones counted) and shape, as before declarations existed:
+	 * existing suites keep their values and labels. Either way 1-D tensors
+	 * (scales, shifts) get magnitudes in [0.5, 1.5) of either sign (those
+	 * whose name, the declared one when matched, ends in running_var:
 	 * positive); others normal / sqrt(fan_in). */
-		"def redraw(model):\n"
+	"def draw(t, name, seed):\n"
 	"    import torch\n"
-	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
-	"    for k, (name, t) in enumerate(named):\n"
-	"        if not t.is_floating_point():\n"
-	"            continue\n"
-	"        g = torch.Generator().manual_seed(hash((PARAM_SEED, k, tuple(t.shape))) & "
-	"0x7fffffffffffffff)\n"
-	"        if t.dim() <= 1:\n"
-	"            v = torch.rand(t.shape, generator=g, dtype=torch.float64) + 0.5\n"
-	"            if not name.endswith('running_var'):\n"
-	"                v = v * (torch.randint(0, 2, t.shape, generator=g) * 2 - 1)\n"
-	"        else:\n"
-	"            v = torch.randn(t.shape, generator=g, dtype=torch.float64) / "
+	"    g = torch.Generator().manual_seed(seed & 0x7fffffffffffffff)\n"
+	"    if t.dim() <= 1:\n"
+	"        v = torch.rand(t.shape, generator=g, dtype=torch.float64) + 0.5\n"
+	"        if not name.endswith('running_var'):\n"
+	"            v = v * (torch.randint(0, 2, t.shape, generator=g) * 2 - 1)\n"
+	"    else:\n"
+	"        v = torch.randn(t.shape, generator=g, dtype=torch.float64) / "
 	"max(1, t[0].numel()) ** 0.5\n"
-	"        t.copy_(v.to(t.dtype))\n"
-	"def nodus_load(path_list, name, path, source, entry, style, init, device, ext_dir):\n"
+	"    t.copy_(v.to(t.dtype))\n"
+	"def name_seed(name, shape):\n"
+	"    import hashlib\n"
+	"    key = f'{PARAM_SEED}:{name}:{\"x\".join(map(str, shape))}'.encode()\n"
+	"    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), 'little')\n"
+	"def declared(params):\n"
+	"    out = []\n"
+	"    for e in params.split(';') if params else []:\n"
+	"        name, dims, _ = e.split(':')\n"
+	"        out.append((name, tuple(int(d) for d in dims.split('x')) if dims else ()))\n"
+	"    return out\n"
+	"def redraw(model, params):\n"
+	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
+	"    decl = declared(params)\n"
+	"    if not decl:\n"
+	"        for k, (name, t) in enumerate(named):\n"
+	"            if t.is_floating_point():\n"
+	"                draw(t, name, hash((PARAM_SEED, k, tuple(t.shape))))\n"
+	"        return\n"
+	"    own = [(name, t) for name, t in named if t.is_floating_point()]\n"
+	"    by_name = {d: i for i, d in enumerate(decl)}\n"
+	"    taken, match = set(), {}\n"
+	"    for j, (name, t) in enumerate(own):\n"
+	"        i = by_name.get((name, tuple(t.shape)))\n"
+	"        if i is not None:\n"
+	"            match[j] = i\n"
+	"            taken.add(i)\n"
+	"    for j, (name, t) in enumerate(own):\n"
+	"        if j in match:\n"
+	"            continue\n"
+	"        for i, (_, shape) in enumerate(decl):\n"
+	"            if i not in taken and shape == tuple(t.shape):\n"
+	"                match[j] = i\n"
+	"                taken.add(i)\n"
+	"                break\n"
+	"    for j, (name, t) in enumerate(own):\n"
+	"        if j in match:\n"
+	"            name = decl[match[j]][0]\n"
+	"        draw(t, name, name_seed(name, tuple(t.shape)))\n"
+	"def nodus_load(path_list, name, path, source, entry, style, init, params, device, ext_dir):\n"
 	"    try:\n"
-	"        call = load(path_list, name, path, source, entry, style, init, device, ext_dir)\n"
+	"        call = load(path_list, name, path, source, entry, style, init, params, device, "
+	"ext_dir)\n"
 	"    except BaseException as e:\n"
 	"        raise NodusError(describe(e, path)) from None\n"
 	"    def checked(ins, outs, stream, defer):\n"
@@ -300,7 +356,7 @@ static const char bootstrap[] =
 	"        x = streams[s] = torch.cuda.ExternalStream(s)\n"
 	"    with torch.cuda.stream(x):\n"
 	"        return f(*args)\n"
-	"def load(path_list, name, path, source, entry, style, init, device, ext_dir):\n"
+	"def load(path_list, name, path, source, entry, style, init, params, device, ext_dir):\n"
 	"    sys.path[:] = [p for p in path_list.split(':') if p]\n"
 	"    import torch\n"
 	"    import torch.utils.dlpack\n"
@@ -362,7 +418,7 @@ static const char bootstrap[] =
 	"        torch.manual_seed(PARAM_SEED)\n"
 	"        import json\n"
 	"        model = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])\n"
-	"        redraw(model)\n"
+	"        redraw(model, params)\n"
 	/* its parameters and buffers where the inputs are: a module is built
 	 * on the cpu (KernelBench's harness moves it with .cuda() too) */
 	"        if device >= 0:\n"
@@ -595,9 +651,10 @@ static int load_module(char *msg, size_t size)
 			      p->PyUnicode_FromString(NODUS_PY_SOURCE),
 			      p->PyUnicode_FromString(nodus_py_source_begin),
 			      p->PyUnicode_FromString(ENTRY_NAME), p->PyLong_FromLong(NODUS_PY_STYLE),
-			      p->PyUnicode_FromString(NODUS_PY_INIT), p->PyLong_FromLong(A.device),
+			      p->PyUnicode_FromString(NODUS_PY_INIT),
+			      p->PyUnicode_FromString(NODUS_PY_PARAMS), p->PyLong_FromLong(A.device),
 			      p->PyUnicode_FromString(NODUS_PY_EXT_DIR)};
-	if (!load || !(args = tuple_of(largs, 9)) || !(A.call = p->PyObject_CallObject(load, args)))
+	if (!load || !(args = tuple_of(largs, 10)) || !(A.call = p->PyObject_CallObject(load, args)))
 		goto out;
 	rc = 0;
 out:

@@ -13,7 +13,11 @@
  * negate (so a kernel is judged on both signs and three scales), integer
  * inputs int_range over the values get_inputs() produced. The tolerance
  * is nodus's, not KernelBench's 1e-2, which passes outputs rounded to
- * bfloat16 (nodus audit's loose_tolerance).
+ * bfloat16 (nodus audit's loose_tolerance). The reference's floating
+ * parameters and buffers (name, shape, dtype, as Model(*init) built them)
+ * go into the reference's python.params and every candidate's, so the
+ * adapter gives a candidate's parameters the reference's values whatever
+ * it names them (include/nodus/torch_adapter.c, redraw).
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <math.h>
@@ -346,7 +350,13 @@ int nodus__kb_problem(const char *name, const char *problem, const char *source,
 			  "deterministic", 1);
 	*workload = workload_for(name, &a);
 	snprintf(ref, sizeof(ref), "%s_ref", name);
-	*solution = nodus__kb_candidate(ref, name, source, json_object_get(probe, "init"));
+	*solution = nodus__kb_candidate(ref, name, source, json_object_get(probe, "init"),
+					json_object_get(probe, "params"));
+	const char *why = json_string_value(json_object_get(probe, "params_why"));
+	if (why && *why)
+		nodus_buf_addf(notes, "parameters: not declared (%s): the adapter redraws them by "
+			       "position and shape, so a candidate must declare them in the "
+			       "reference's order\n", why);
 	if (*solution) {
 		json_object_set_new(*solution, "entry", json_string("Model"));
 		json_object_set_new(*solution, "tags", json_pack("[s, s]", "reference", "kernelbench"));
@@ -362,11 +372,15 @@ int nodus__kb_problem(const char *name, const char *problem, const char *source,
 }
 
 json_t *nodus__kb_candidate(const char *name, const char *task, const char *source,
-			    const json_t *init)
+			    const json_t *init, const json_t *params)
 {
 	json_t *py = json_pack("{s:s}", "style", "module");
 	if (py && json_array_size(init))
 		json_object_set_new(py, "init", json_deep_copy(init));
+	/* the reference's parameters, the same in every solution of the
+	 * problem: the adapter matches each side's own against them */
+	if (py && json_array_size(params))
+		json_object_set_new(py, "params", json_deep_copy(params));
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:[s], s:s, s:[s, s]}", "kind",
 			 "solution", "format", 1, "name", name, "task", task, "backend", "cpu",
 			 "language", "python", "python", py, "sources", source, "entry", "ModelNew",

@@ -45,6 +45,7 @@ typedef struct nodus_kb_tolerance {
 
 /* Builds the task NAME, the workload NAME and the reference solution
  * NAME_ref (module style, entry Model, python.init from get_init_inputs(),
+ * python.params from Model's parameters and buffers,
  * sources [source]) from a probe answer; problem is the file's path as the
  * user gave it (for the description and errors). Each *task, *workload and
  * *solution is a new reference. notes gets one line per decision the user
@@ -55,10 +56,11 @@ int nodus__kb_problem(const char *name, const char *problem, const char *source,
 		      json_t **workload, json_t **solution, nodus_buf *notes, nodus_error *err);
 
 /* The candidate solution NAME of task (module style, entry ModelNew,
- * sources [source], python.init copied from the reference's, which may be
- * NULL). A new reference, NULL when out of memory. */
+ * sources [source], python.init and python.params copied from the
+ * reference's, either of which may be NULL). A new reference, NULL when
+ * out of memory. */
 json_t *nodus__kb_candidate(const char *name, const char *task, const char *source,
-			    const json_t *init);
+			    const json_t *init, const json_t *params);
 
 /* A nodus name from a file name: its base name without ".py", every
  * character outside [A-Za-z0-9_] made '_', "kb_" before a leading digit

@@ -14,7 +14,10 @@
 #    "outputs": [{"dtype", "shape"}], "init": [numbers, booleans, tuples as arrays],
 #    "constants": [[name, int value], ...] (module-level ints, in order),
 #    "var": [sizes that may vary in the judge's shape probe], "fixed_why":
-#    "" or why none may, "torch": version}
+#    "" or why none may, "params": [{"name", "shape", "dtype"}] (Model's
+#    floating parameters and buffers as built, in torch's order: parameters,
+#    then buffers; the solutions' python.params), "params_why": "" or why
+#    they are not declared (params is then []), "torch": version}
 # or, when the problem cannot be used, {"error": TEXT, "file": F, "line": N}
 # with the file and line of the innermost frame in the problem file (else
 # the innermost frame at all). It exits 0 in both cases; any other exit is
@@ -30,6 +33,7 @@ import traceback
 problem, result = sys.argv[1], sys.argv[2]
 want_device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}$")
+PARAM = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")  # torch's dotted names
 DTYPES = {"float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8"}
 
 
@@ -153,6 +157,30 @@ try:
 except BaseException as e:
     fail_exc("Model(*get_init_inputs())(*get_inputs())", e)
 fl = line_of(Model.forward)
+
+
+# The reference's floating parameters and buffers, declared in the
+# solutions (python.params) so that the adapter gives a candidate's the
+# same values by name, then by order and shape. Only what nodus's spec
+# can hold is declared; anything else and the adapter redraws by position.
+def declare(model):
+    out = []
+    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        if not t.is_floating_point():
+            continue
+        dtype = str(t.dtype).replace("torch.", "")
+        if dtype not in ("float32", "float64", "float16", "bfloat16"):
+            return [], f"{name} is {dtype}, not a dtype python.params declares"
+        if not PARAM.match(name) or len(name) > 255 or t.dim() > 8:
+            return [], f"{name!r} (shape {list(t.shape)}) is not a name and shape python.params holds"
+        out.append({"name": name, "shape": list(t.shape), "dtype": dtype})
+    text = ";".join(f"{d['name']}:{'x'.join(map(str, d['shape']))}:{d['dtype']}" for d in out)
+    if len(out) > 1024 or len(text) >= 16384:
+        return [], f"{len(out)} tensors, more than python.params holds (1024, 16 KiB)"
+    return out, ""
+
+
+params, params_why = declare(model)
 outs = list(out) if isinstance(out, (tuple, list)) else [out]
 if not 1 <= len(outs) <= 8:
     fail(f"forward returned {len(outs)} values, expected 1 to 8 tensors", problem, fl)
@@ -194,4 +222,4 @@ if var:
     if why:
         var = []
 done({"inputs": ins, "outputs": outs, "init": init, "constants": consts, "var": var,
-      "fixed_why": why, "torch": torch.__version__})
+      "fixed_why": why, "params": params, "params_why": params_why, "torch": torch.__version__})

@@ -280,6 +280,7 @@ struct build {
 	nodus_buf sealed;                /* tool chain and include files read, one per line */
 	const nodus_python_info *py;     /* a python solution's interpreter, else NULL */
 	char py_defs[12][4200];          /* its adapter's -O and -D flags (torch_adapter.c) */
+	char py_params[NODUS_PY_PARAMS_MAX + 32]; /* -DNODUS_PY_PARAMS: python.params */
 	char ext_dir[PATH_MAX];          /* {cache}/{KEY}.ext: its prebuilt extensions */
 	char ext_helper[PATH_MAX + 32];  /* include/nodus/torch_ext.py */
 	char py_trees[4096];             /* py->trees, split in place for the jail */
@@ -375,6 +376,8 @@ static int base_args(struct build *b, const char **argv)
 		argv[n++] = b->s->flags[i];
 	for (int i = 0; b->py && i < (int)NODUS_ARRAY_SIZE(b->py_defs); i++)
 		argv[n++] = b->py_defs[i];
+	if (b->py && b->s->py_params[0])
+		argv[n++] = b->py_params;
 	return n;
 }
 
@@ -403,6 +406,9 @@ static void python_defs(struct build *b)
 	snprintf(b->py_defs[10], sizeof(b->py_defs[10]), "-DNODUS_PY_EXT_HELPER=\"%s\"",
 		 b->ext_helper);
 	snprintf(b->py_defs[11], sizeof(b->py_defs[11]), "-DNODUS_PY_EXT_DIR=\"%s\"", b->ext_dir);
+	/* the declared parameters, whose values the adapter draws by name
+	 * (validated text: no quotes or backslashes) */
+	snprintf(b->py_params, sizeof(b->py_params), "-DNODUS_PY_PARAMS=\"%s\"", s->py_params);
 }
 
 static void guard_of(const char *why, char *guard, size_t size)

@@ -16,7 +16,9 @@
  * Content hash (hex SHA-256), the identity the compile cache and the plan
  * use: over the string "nodus-solution-1", then the backend name, the entry
  * symbol, the number of flags and each flag, the number of link libraries
- * and each, the number of sources and each source's bytes, in declaration
+ * and each, for a Python solution "python", its style, python.init and,
+ * when declared, "params" and python.params (as the adapter gets them),
+ * then the number of sources and each source's bytes, in declaration
  * order; every string and byte run is preceded by its length as 8 bytes
  * little-endian, every count is 8 bytes little-endian. The name, task,
  * author, tags and the sources' file names are not hashed, so two solutions
@@ -219,12 +221,119 @@ static void py_init(nodus__vctx *v, const json_t *j, nodus_solution *s)
 	nodus__v_pop(v);
 }
 
+/* A torch parameter's or buffer's name as named_parameters() gives it:
+ * dotted identifiers ("ln.weight", "layers.0.bias"). */
+static int is_param_name(const char *s)
+{
+	if (!s[0] || s[0] == '.')
+		return 0;
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || (*c == '.' && c[1] && c[1] != '.')))
+			return 0;
+	return 1;
+}
+
+static const char *const param_dtypes[] = {"float32", "float64", "float16", "bfloat16"};
+
+/* One entry of python.params, {"name", "shape", "dtype"}, appended to out
+ * (len bytes used of size) as "name:D0xD1:dtype"; 0, or -1 after an error.
+ * Names are checked unique by the caller. */
+static int py_param(nodus__vctx *v, const json_t *e, char *out, size_t size, size_t *len)
+{
+	static const nodus__vfield f[] = {{"name", 1}, {"shape", 1}, {"dtype", 1}};
+	char name[256] = "", text[512];
+	size_t errs = v->n_errors;
+	int dt = -1;
+	if (!nodus__v_object(v, e, "a parameter {\"name\", \"shape\", \"dtype\"}"))
+		return -1;
+	nodus__v_fields(v, e, f, NODUS_ARRAY_SIZE(f));
+	if (nodus__v_str(v, e, "name", name, sizeof(name)) == 1 && !is_param_name(name))
+		nodus__v_err_key(v, "name", 0, "expected a torch parameter name (dotted identifiers, "
+					       "as named_parameters() gives them), got \"%s\"", name);
+	if (json_object_get(e, "dtype"))
+		nodus__v_enum(v, e, "dtype", param_dtypes, NODUS_ARRAY_SIZE(param_dtypes), &dt);
+	int n = snprintf(text, sizeof(text), "%s:", name);
+	const json_t *shape = json_object_get(e, "shape");
+	if (shape) {
+		nodus__v_push_key(v, "shape");
+		int m = nodus__v_array(v, shape, 0, NODUS_MAX_DIMS, "dimensions");
+		for (int k = 0; k < m; k++) {
+			const json_t *d = json_array_get(shape, (size_t)k);
+			nodus__v_push_index(v, (size_t)k);
+			if (!json_is_integer(d) || json_integer_value(d) < 0 ||
+			    json_integer_value(d) > ((json_int_t)1 << 40)) {
+				char got[96];
+				nodus__v_describe(d, got, sizeof(got));
+				nodus__v_err(v, 0, "expected a size in [0, 2^40], got %s", got);
+			} else {
+				n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%lld", k ? "x" : "",
+					      (long long)json_integer_value(d));
+			}
+			nodus__v_pop(v);
+		}
+		nodus__v_pop(v);
+	}
+	if (v->n_errors != errs)
+		return -1;
+	snprintf(text + n, sizeof(text) - (size_t)n, ":%s", param_dtypes[dt]);
+	size_t need = strlen(text) + (*len ? 1 : 0);
+	if (*len + need >= size) {
+		nodus__v_err(v, 0, "expected the parameters in at most %zu bytes (as "
+				   "name:shape:dtype;...), got more", size - 1);
+		return -1;
+	}
+	snprintf(out + *len, size - *len, "%s%s", *len ? ";" : "", text);
+	*len += need;
+	return 0;
+}
+
+/* python.params: the reference module's floating parameters and buffers
+ * (name, shape, dtype, in torch's order: parameters, then buffers), which
+ * `nodus import kernelbench` writes into the reference and every candidate
+ * of a problem. The adapter gives each declared tensor values drawn from
+ * its name and shape, and a solution's own tensor those of the declared
+ * one it matches (same name and shape, else the next unmatched one of its
+ * shape), so a candidate that names or orders its parameters differently
+ * from the reference still gets the reference's values. Kept as compact
+ * text (no quotes: it is a C string define of the adapter), hashed. */
+static void py_params(nodus__vctx *v, const json_t *j, nodus_solution *s)
+{
+	s->py_params[0] = '\0';
+	if (!j)
+		return;
+	nodus__v_push_key(v, "params");
+	if (s->py_style != NODUS_PY_MODULE)
+		nodus__v_err(v, 0, "expected no params for a destination-passing solution (only a "
+				   "module has parameters)");
+	int n = nodus__v_array(v, j, 0, NODUS_PY_PARAMS_N, "parameters");
+	size_t len = 0;
+	for (int k = 0; k < n; k++) {
+		const json_t *e = json_array_get(j, (size_t)k);
+		const char *name = json_string_value(json_object_get(e, "name"));
+		nodus__v_push_index(v, (size_t)k);
+		for (int m = 0; name && m < k; m++) {
+			const char *other =
+				json_string_value(json_object_get(json_array_get(j, (size_t)m), "name"));
+			if (other && strcmp(other, name) == 0) {
+				nodus__v_err_key(v, "name", 0, "expected each parameter name once, got "
+							       "\"%s\" again (first at $.python.params[%d])",
+						 name, m);
+				break;
+			}
+		}
+		py_param(v, e, s->py_params, sizeof(s->py_params), &len);
+		nodus__v_pop(v);
+	}
+	nodus__v_pop(v);
+}
+
 /* "language" and "python": a Python solution names its call style, has
  * exactly one source, a .py module, and no build flags or libraries (the
  * adapter is built by nodus: src/run/build.c). */
 static void sol_python(nodus__vctx *v, const json_t *obj, nodus_solution *s)
 {
-	static const nodus__vfield f[] = {{"style", 1}, {"init", 0}};
+	static const nodus__vfield f[] = {{"style", 1}, {"init", 0}, {"params", 0}};
 	int lang = 0;
 	if (json_object_get(obj, "language") &&
 	    nodus__v_enum(v, obj, "language", languages, NODUS_ARRAY_SIZE(languages), &lang) != 1)
@@ -247,6 +356,7 @@ static void sol_python(nodus__vctx *v, const json_t *obj, nodus_solution *s)
 		if (nodus__v_enum(v, py, "style", py_styles, NODUS_ARRAY_SIZE(py_styles), &style) == 1)
 			s->py_style = style + 1;
 		py_init(v, json_object_get(py, "init"), s);
+		py_params(v, json_object_get(py, "params"), s);
 	}
 	nodus__v_pop(v);
 	const char *src = s->n_sources == 1 ? s->sources[0] : "";
@@ -306,6 +416,12 @@ static void sol_hash(nodus__vctx *v, nodus_solution *s)
 		hash_str(ctx, "python");
 		hash_str(ctx, py_styles[s->py_style - 1]);
 		hash_str(ctx, s->py_init);
+		/* only when declared: a solution without python.params keeps the
+		 * hash it had before there were declarations */
+		if (s->py_params[0]) {
+			hash_str(ctx, "params");
+			hash_str(ctx, s->py_params);
+		}
 	}
 	hash_u64(ctx, (uint64_t)s->n_sources);
 	for (int k = 0; k < s->n_sources; k++) {

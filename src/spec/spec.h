@@ -33,6 +33,9 @@
 #define NODUS_MAX_OUTPUTS 8
 #define NODUS_MAX_SOURCES 16
 #define NODUS_MAX_FLAGS 32
+/* python.params: at most this many entries, and their text (solution.py_params) */
+#define NODUS_PY_PARAMS_N 1024
+#define NODUS_PY_PARAMS_MAX 16384
 #define NODUS_PAIR_ID_MAX 200   /* "WORKLOAD/CANDIDATE/REFERENCE": 3 names and 2 slashes */
 
 /* Input value distributions (explicit, never inferred from a name). */
@@ -137,6 +140,10 @@ typedef struct nodus_solution {
 	int language;               /* a nodus_language */
 	int py_style;               /* a nodus_py_style when language is python, else 0 */
 	char py_init[512];          /* module style: python.init as compact JSON ("[]" if none) */
+	/* module style: python.params, the reference's declared floating
+	 * parameters and buffers in torch's order, as "name:D0xD1:dtype"
+	 * entries joined by ';' ("" if none: the adapter redraws by position) */
+	char py_params[NODUS_PY_PARAMS_MAX];
 	int n_flags;                /* entries in flags */
 	char flags[NODUS_MAX_FLAGS][128];     /* compiler flags */
 	int n_libs;                 /* entries in libs */
