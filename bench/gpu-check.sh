@@ -52,6 +52,12 @@
 #                                           what the driver is refused
 #     bash bench/gpu-check.sh torch-trace   one suites/torch-cuda pair (TRACE_PAIR) under
 #                                           the carried strace: a worker's last calls
+#     bash bench/gpu-check.sh process-pairs A/A pairs of one torch call in fresh
+#                                           processes, timed as nodus times them
+#                                           (bench/process-pairs.py), per variant
+#                                           (hash seed, history, huge pages,
+#                                           unpinned; cuda and cpu): the spread
+#                                           of the pairs against their intervals
 #     bash bench/gpu-check.sh kernelbench [import nodus kb summary check]
 #                                           the side-by-side study with KernelBench's
 #                                           evaluator (bench/kernelbench-side-by-side.sh:
@@ -440,6 +446,31 @@ PYEOF
 	} >"$OUT/torch-trace.txt" 2>&1
 	"$N" report "$OUT/trace.db" >>"$OUT/torch-trace.txt" 2>&1
 	row "torch-trace" "exit $rc, $(grep -c 'killed by SIGSYS' "$work/trace.txt") killed by SIGSYS"
+elif [ "$mode" = process-pairs ]; then
+	# PP_PAIRS fresh pairs per variant (default 8); python3 on PATH (the
+	# H200's venv torch)
+	pp=(python3 bench/process-pairs.py --python "$(command -v python3)" --pairs "${PP_PAIRS:-8}")
+	huge=(--env PYTHONMALLOC=malloc --env GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
+	{
+		echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled) defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
+		lscpu | grep -E 'Model name|^CPU\(s\)|Thread|NUMA node\(s\)'
+	} >"$OUT/process-pairs.txt" 2>&1
+	variants=("cuda base|--device cuda" "cuda hashseed0|--device cuda --hashseed 0"
+		"cuda history200|--device cuda --history 200"
+		"cuda hugepages|--device cuda --hashseed 0 ${huge[*]}"
+		"cuda unpinned|--device cuda --pin -1"
+		"cpu base|--device cpu" "cpu hashseed0|--device cpu --hashseed 0"
+		"cpu hugepages|--device cpu --hashseed 0 ${huge[*]}")
+	for v in "${variants[@]}"; do
+		name=${v%%|*}
+		t0=$(date +%s)
+		step "process-pairs $name"
+		# shellcheck disable=SC2086 # the variant's arguments, split on purpose
+		"${pp[@]}" ${v#*|} >"$work/pp.txt" 2>&1
+		rc=$?
+		cat "$work/pp.txt" >>"$OUT/process-pairs.txt"
+		row "$name" "exit $rc, $(elapsed "$t0"): $(tail -1 "$work/pp.txt" | sed 's/pairs whose interval excludes 1: //')"
+	done
 elif [ "$mode" = kernelbench ]; then
 	# the phases named (default all four) in order, in KBOUT, which a
 	# later call may carry back to go on (--resume, kb.jsonl)
@@ -460,7 +491,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 

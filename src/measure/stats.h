@@ -39,6 +39,19 @@ double nodus_stats_stddev(const double *x, int n); /* sample sd (ddof=1); 0 if n
 /* Student t quantile: P(T <= t) = p with df degrees of freedom. */
 double nodus_stats_t_quantile(double p, double df);
 
+/* Standard normal quantile: P(Z <= z) = p (-inf at 0, inf at 1, NaN for NaN). */
+double nodus_stats_normal_quantile(double p);
+
+/* The interval *in (on the ratio scale) widened for an offset between
+ * two processes: each half-width on the log scale becomes
+ * sqrt(h^2 + (z sd)^2), z the normal quantile at (1+conf)/2, sd the
+ * offset's standard deviation on the log scale (the judge's process_sd).
+ * The estimate is unchanged; sd 0 returns *in. Returns 0, or -1 for sd
+ * negative or not finite, conf outside (0, 1), or an interval that is not
+ * 0 < lo <= estimate <= hi < inf. */
+int nodus_stats_widen_for_processes(const nodus_interval *in, double sd, double conf,
+				    nodus_interval *out);
+
 /* Two-sided t-interval for the mean of x at confidence conf. n >= 2.
  * On the scale of x (no exp): estimate is the mean. Returns 0, or -1 if
  * n < 2, conf is outside (0, 1) or a value is not finite. */

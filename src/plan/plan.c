@@ -151,13 +151,15 @@ static json_t *judge_json_base(const nodus_judge *j)
 		j->isolation_max_busy_cores, "oracle_group", j->oracle_group);
 }
 
-/* The judge as sealed: min_timed_s only when declared, so that plans sealed
- * before it existed still equal their rebuilt selves. */
+/* The judge as sealed: min_timed_s and process_sd only when declared, so
+ * that plans sealed before they existed still equal their rebuilt selves. */
 static json_t *judge_json(const nodus_judge *j)
 {
 	json_t *o = judge_json_base(j);
 	if (o && j->min_timed_s > 0)
 		json_object_set_new(o, "min_timed_s", json_real(j->min_timed_s));
+	if (o && j->process_sd > 0)
+		json_object_set_new(o, "process_sd", json_real(j->process_sd));
 	return o;
 }
 

@@ -177,6 +177,13 @@ char decide_after_round(struct run_ctx *x, struct attempt *a)
 	nodus_interval ci;
 	if (estimate(x, a, conf, &ci))
 		return r >= max ? 's' : 'c';
+	/* the rounds' interval cannot see the offset between the two sides'
+	 * processes; the judge's process_sd stands for it (docs/statistics.md) */
+	if (j->process_sd > 0) {
+		a->ci_rounds = ci;
+		if (nodus_stats_widen_for_processes(&a->ci_rounds, j->process_sd, conf, &ci))
+			return r >= max ? 's' : 'c';
+	}
 	a->ci = ci;
 	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
 	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= max)

@@ -166,6 +166,7 @@ struct attempt {
 	int isolation_after_checked;   /* 1 once checked, right after the last timed round */
 	int isolation_after_ok;
 	nodus_interval ci;
+	nodus_interval ci_rounds;  /* the rounds' own, before process_sd widened it */
 	int label;
 	double device_s, compile_s, validation_s;
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */

@@ -381,6 +381,7 @@ static const nodus__vfield judge_fields[] = {
 	{"min_timed_s", 0},  {"look_every", 0},
 	{"samples_per_round", 0}, {"input_copies", 0}, {"flush_cache", 0},
 	{"min_sample_ns", 0}, {"tie_margin", 0},  {"tie_margin_short", 0},
+	{"process_sd", 0},
 	{"short_kernel_ns", 0}, {"confidence", 0},
 	{"bootstrap_resamples", 0}, {"timeout_s", 0}, {"address_space_mb", 0},
 	{"cpu_time_s", 0},   {"open_files", 0},   {"processes", 0},
@@ -478,6 +479,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 		j->min_sample_ns = x;
 	nodus__v_num(v, o, "tie_margin", 0, 1, 1, 0, &j->tie_margin);
 	nodus__v_num(v, o, "tie_margin_short", 0, 1, 1, 0, &j->tie_margin_short);
+	nodus__v_num(v, o, "process_sd", 0, 0, 1, 0, &j->process_sd);
 	nodus__v_num(v, o, "min_timed_s", 0, 0, 3600, 0, &j->min_timed_s);
 	if (nodus__v_int(v, o, "short_kernel_ns", 0, 10000000000LL, &x) == 1)
 		j->short_kernel_ns = x;

@@ -200,6 +200,7 @@ typedef struct nodus_judge {
 	int64_t min_sample_ns;      /* batch calls so one sample lasts at least this */
 	double tie_margin;          /* delta: TIED inside [1/(1+d), 1+d] */
 	double tie_margin_short;    /* delta for pairs whose reference call is short */
+	double process_sd;          /* sd (log scale) of the offset between two processes; 0 = none */
 	int64_t short_kernel_ns;    /* "short": reference median below this per call */
 	double confidence;          /* e.g. 0.95, over all looks together */
 	int bootstrap_resamples;    /* resamples for the interval */

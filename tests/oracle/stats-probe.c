@@ -19,6 +19,8 @@
  *   quantile {x,q}, median {x}, mean {x}, stddev {x}, cohen_kappa {a,b,k},
  *   agreement {a,b}, look_confidence {conf,max_looks}, look_count and
  *   is_look {min_rounds,max_rounds,look_every[,rounds_done]} -> {"value":..};
+ *   normal_quantile {p} -> {"value":..}; widen_for_processes
+ *   {estimate,lo,hi,sd,conf} -> {"rc":0,"estimate":..,"lo":..,"hi":..};
  *   label {lo,hi,delta} -> {"label":"TIED"}; rng {seed,count[,below]} ->
  *   {"values":["123",...]} (values as decimal strings: 64-bit values do not
  *   fit a JSON number exactly; seeds and below may be strings too).
@@ -269,6 +271,16 @@ static json_t *serve(const json_t *req)
 						 inum(req, "min_rounds"),
 						 inum(req, "max_rounds"),
 						 inum(req, "look_every")));
+	if (!strcmp(fn, "normal_quantile"))
+		return value(nodus_stats_normal_quantile(num(req, "p")));
+	if (!strcmp(fn, "widen_for_processes")) {
+		nodus_interval in = {num(req, "estimate"), num(req, "lo"), num(req, "hi")}, out;
+		int rc = nodus_stats_widen_for_processes(&in, num(req, "sd"), num(req, "conf"), &out);
+		if (rc)
+			return json_pack("{s:i}", "rc", rc);
+		return json_pack("{s:i,s:o,s:o,s:o}", "rc", 0, "estimate", real(out.estimate), "lo",
+				 real(out.lo), "hi", real(out.hi));
+	}
 	if (!strcmp(fn, "label")) {
 		nodus_interval ci = {1.0, num(req, "lo"), num(req, "hi")};
 		return json_pack("{s:s}", "label",

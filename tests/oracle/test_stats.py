@@ -538,6 +538,46 @@ def test_looks_and_labels():
         T.check(g["label"] == w, "%s: nodus %s, rule %s" % (what, g["label"], w))
 
 
+# ---- the between-process term vs scipy's normal ----
+
+def test_normal_and_widen():
+    ps = [1e-300, 1e-20, 1e-9, 1e-5, 0.001, 0.02425, 0.025, 0.1, 0.3, 0.5, 0.7, 0.975,
+          0.97575, 0.999, 1 - 1e-9, 1 - 1e-15]
+    ps += np.random.default_rng(51).uniform(0, 1, 200).tolist()
+    got = probe([{"fn": "normal_quantile", "p": p} for p in ps])
+    for p, g in zip(ps, got):
+        w = scipy.stats.norm.ppf(p)
+        # relative 1e-13; near 1 the digits 1-p has left bound it instead
+        tol = 1e-13 if p < 0.999 else 1e-9
+        T.check(close(g["value"], w, tol), "normal_quantile(%r): nodus %r, scipy %r" % (p, g["value"], w))
+    edge = probe([{"fn": "normal_quantile", "p": p} for p in (0.0, 1.0, 0.5)])
+    T.check(edge[0]["value"] == -math.inf and edge[1]["value"] == math.inf and edge[2]["value"] == 0,
+            "normal_quantile edges: %r" % edge)
+    rng = np.random.default_rng(52)
+    reqs, want = [], []
+    for _ in range(300):
+        est = math.exp(rng.normal(0, 0.3))
+        lo, hi = est * math.exp(-rng.uniform(0, 0.2)), est * math.exp(rng.uniform(0, 0.2))
+        sd, conf = rng.choice([0.0, 0.005, 0.03, 0.2]), rng.choice([0.95, 0.99, 0.9928571])
+        reqs.append({"fn": "widen_for_processes", "estimate": est, "lo": lo, "hi": hi,
+                     "sd": sd, "conf": conf})
+        z = scipy.stats.norm.ppf(0.5 + conf / 2) * sd
+        m = math.log(est)
+        want.append((est, math.exp(m - math.hypot(m - math.log(lo), z)),
+                     math.exp(m + math.hypot(math.log(hi) - m, z))))
+    for r, w, g in zip(reqs, want, probe(reqs)):
+        T.check(g["rc"] == 0 and all(close(g[k], v, 1e-12) for k, v in zip(("estimate", "lo", "hi"), w)),
+                "widen_for_processes(%r): nodus %r, want %r" % (r, g, w))
+    # sd 0 is the interval itself; bad arguments are refused
+    same = probe([{"fn": "widen_for_processes", "estimate": 1.1, "lo": 1.05, "hi": 1.2, "sd": 0, "conf": 0.95}])[0]
+    T.check((same["lo"], same["hi"]) == (1.05, 1.2), "sd 0 moved the interval: %r" % same)
+    bad = probe([{"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.9, "hi": 1.1, "sd": -0.1, "conf": 0.95},
+                 {"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.9, "hi": 1.1, "sd": 0.1, "conf": 1.0},
+                 {"fn": "widen_for_processes", "estimate": 1.0, "lo": 1.05, "hi": 1.1, "sd": 0.1, "conf": 0.95},
+                 {"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.0, "hi": 1.1, "sd": 0.1, "conf": 0.95}])
+    T.check(all(b.get("rc") == -1 for b in bad), "invalid widen arguments accepted: %r" % bad)
+
+
 # ---- random generator vs Python ----
 
 M64 = (1 << 64) - 1
@@ -643,6 +683,7 @@ def main():
     started = time.monotonic()
     for test in [test_descriptive, test_t_quantile, test_t_interval, test_bootstrap_vs_scipy,
                  test_two_level, test_kappa, test_agreement_bootstrap, test_looks_and_labels,
+                 test_normal_and_widen,
                  test_rng, self_check]:
         before = (T.passed, T.failed)
         test()

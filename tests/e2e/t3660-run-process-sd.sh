@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t3660-run-process-sd: with the judge's process_sd, every look's interval
+# is the rounds' own widened for an offset between the two sides'
+# processes (docs/statistics.md, "Between processes"): each record keeps the
+# rounds' interval (detail.process_sd.rounds_lo, rounds_hi) and stores the
+# widened one, each half-width on the log scale at least z(0.975) * sd
+# wider in quadrature (the per-look confidence is at least the campaign's),
+# and its label is the label rule applied to the widened interval with the
+# record's tie margin. Without the field the plan's judge has no
+# process_sd (plans sealed before it existed still load) and records have
+# no detail.process_sd. Nothing here reads the machine's speed.
+set -u
+. "$(dirname "$0")/lib/campaign.sh"
+tmp=$(mktemp -d)
+trap 'pkill -9 -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+copy_suites "$tmp"
+NODUS=$(private_nodus "$tmp")
+small_campaign "$tmp/suites" vector >/dev/null
+relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
+campaign="$tmp/suites/cpu/campaign.json"
+set_judge "$campaign" timeout_s 900
+for case in plain sd; do
+	[ "$case" = sd ] && set_judge "$campaign" process_sd 0.05
+	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
+	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
+		fail "$case: run exited $?"
+done
+python3 - "$tmp/plan-plain.json" "$tmp/plan-sd.json" "$tmp/plain.db" "$tmp/sd.db" <<'PY' ||
+import json, math, sqlite3, sys
+plain_plan, sd_plan = (json.load(open(p)) for p in sys.argv[1:3])
+bad = 0
+def check(ok, what):
+    global bad
+    if not ok:
+        print("FAIL:", what)
+        bad += 1
+check("process_sd" not in plain_plan["judge"], "process_sd sealed though not declared")
+check(sd_plan["judge"].get("process_sd") == 0.05, f"sealed process_sd: {sd_plan['judge'].get('process_sd')}")
+Z975 = 1.959963984540054
+
+def label(lo, hi, d):
+    up, down = 1 + d, 1 / (1 + d)
+    if lo >= down and hi <= up:
+        return "TIED"
+    if lo > up:
+        return "FASTER"
+    if hi < down:
+        return "SLOWER"
+    return "AMBIGUOUS"
+
+for path, widened in ((sys.argv[3], False), (sys.argv[4], True)):
+    db = sqlite3.connect(path)
+    n = 0
+    for pid, status, lab, est, lo, hi, detail in db.execute(
+            "SELECT pair_id, status, label, speedup, ci_lo, ci_hi, detail_json FROM records"
+            " WHERE final = 1"):
+        d = json.loads(detail or "{}")
+        ps = d.get("process_sd")
+        if not widened:
+            check(ps is None, f"{pid}: detail.process_sd without the field: {ps}")
+            continue
+        if status != "OK" or lo is None:
+            continue
+        n += 1
+        if not check(isinstance(ps, dict) and ps.get("sd") == 0.05, f"{pid}: detail.process_sd {ps}"):
+            continue
+        rlo, rhi = ps["rounds_lo"], ps["rounds_hi"]
+        m = math.log(est)
+        z = Z975 * 0.05
+        check(lo <= rlo and hi >= rhi, f"{pid}: [{lo}, {hi}] narrower than the rounds' [{rlo}, {rhi}]")
+        check(m - math.log(lo) >= math.hypot(m - math.log(rlo), z) * (1 - 1e-9),
+              f"{pid}: lower half-width {m - math.log(lo):.4f} below the rounds' in quadrature with {z:.4f}")
+        check(math.log(hi) - m >= math.hypot(math.log(rhi) - m, z) * (1 - 1e-9),
+              f"{pid}: upper half-width {math.log(hi) - m:.4f} below the rounds' in quadrature with {z:.4f}")
+        want = label(lo, hi, d["tie_margin"])
+        check(lab == want, f"{pid}: label {lab}, the rule on the widened interval gives {want}")
+    if widened:
+        check(n >= 3, f"only {n} OK records with an interval under process_sd")
+sys.exit(1 if bad else 0)
+PY
+	fails=$((fails + 1))
+test_exit
