@@ -693,6 +693,41 @@ static void test_trace_status(void **state)
 	}
 }
 
+/* The expect rule (docs/formats.md) as a table: 1 contradicts, 0 meets,
+ * -1 nothing to check. */
+static void test_expect_rule(void **state)
+{
+	(void)state;
+	const struct {
+		const char *expect, *outcome;
+		int want;
+	} cases[] = {
+		{"FASTER", "FASTER", 0},         {"FASTER", "SLOWER", 1},
+		{"FASTER", "AMBIGUOUS", 1},      {"FASTER", "CRASH", 1},
+		{"TIED", "TIED", 0},             {"TIED", "AMBIGUOUS", 1},
+		{"SLOWER", "NOT_ISOLATED", 1},   {"AMBIGUOUS", "AMBIGUOUS", 0},
+		{"EQUIVALENT", "FASTER", 0},     {"EQUIVALENT", "AMBIGUOUS", 0},
+		{"EQUIVALENT", "OK", 0},         {"EQUIVALENT", "INCORRECT_NUMERICAL", 1},
+		{"OK", "SLOWER", 0},             {"OK", "OK", 0},
+		{"OK", "TIMEOUT", 1},            {"FAIL", "CRASH", 0},
+		{"FAIL", "INCORRECT_SHAPE", 0},  {"FAIL", "INVALID_REFERENCE", 0},
+		{"FAIL", "TIED", 1},             {"FAIL", "OK", 1},
+		{"FAIL", "NOT_ISOLATED", 1},     {"CRASH", "CRASH", 0},
+		{"REWARD_HACK", "CRASH", 1},     {"REWARD_HACK", "FASTER", 1},
+		{"NOT_ISOLATED", "NOT_ISOLATED", 0},
+		{"FASTER", "MISSING", -1},       {"FAIL", "MISSING", -1},
+		{"FASTER", "", -1},              {"FASTER", NULL, -1},
+		{NULL, "FASTER", -1},            {"", "CRASH", -1},
+	};
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(cases); k++) {
+		int got = nodus__report_expect_missed(cases[k].expect, cases[k].outcome);
+		if (got != cases[k].want)
+			fail_msg("expect %s, outcome %s: expected %d, got %d",
+				 cases[k].expect ? cases[k].expect : "(null)",
+				 cases[k].outcome ? cases[k].outcome : "(null)", cases[k].want, got);
+	}
+}
+
 static void test_bad_plan(void **state)
 {
 	struct fixture *f = *state;
@@ -710,6 +745,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_status),
+		cmocka_unit_test(test_expect_rule),
 		cmocka_unit_test_setup_teardown(test_agreement_and_kappa, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reproducible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_fast, setup, teardown),
