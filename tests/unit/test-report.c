@@ -439,12 +439,12 @@ static void test_render(void **state)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 6 * 2);
 	assert_non_null(strstr(b.data, DIGEST ",p2,t1,same,ref,TIED,shared,mps,isolated,FASTER,"
-				       "TIED,0,0,1.2,1.1,1.3,,,\n"));
+				       "TIED,0,0,1,1,1,1.2,1.1,1.3,,,\n"));
 	assert_non_null(strstr(b.data, DIGEST ",p3,t1,slow,ref,SLOWER,shared,mps,isolated,SLOWER,"
-				       "SLOWER,1,0,0.6,0.5,0.7,0.05,,\n"));
+				       "SLOWER,1,0,0,1,1,0.6,0.5,0.7,0.05,,\n"));
 	/* p5's baseline failed: neither agreeing nor disagreeing */
 	assert_non_null(strstr(b.data, DIGEST ",p5,t2,boom,ref2,FAIL,shared,mps,isolated,CRASH,"
-				       "CRASH,,0,,,,,,\n"));
+				       "CRASH,,0,0,1,1,,,,,,\n"));
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
 	json_t *back = json_loads(b.data, 0, NULL);
