@@ -455,7 +455,9 @@ static void test_render(void **state)
 	 * pairs with both intervals, the cost with the unknown said, A/A noise */
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
-	assert_non_null(strstr(b.data, "<td class=\"f d\">&ne; FASTER 1.2 [1.1, 1.3]")); /* p2 */
+	/* p2: not the baseline's TIED, and not its declared TIED */
+	assert_non_null(strstr(b.data, "<td class=\"f d\">&ne; <b class=\"m\" title=\"not as "
+				       "declared: expect TIED\">&#10007;</b> FASTER 1.2 [1.1, 1.3]"));
 	assert_non_null(strstr(b.data, "<td class=\"f\">FASTER 1.45 [1.3, 1.6]")); /* p1 agrees */
 	assert_non_null(strstr(b.data, "<table class=\"hm\">"));
 	assert_non_null(strstr(b.data, "background:rgba(200,40,40,")); /* a disagreeing cell */
