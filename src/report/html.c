@@ -4,10 +4,10 @@
  * external files): the per-pair labels under every condition (a cell that
  * disagrees with a baseline label marked, one that contradicts the pair's
  * expect marked, the deciding attempt when there were several records, a
- * failure's message as its tooltip), every final record's message, and per condition its agreement,
- * kappa, the matrix as a heatmap, the false-fast pairs with both
- * intervals, the cost of every attempt, the A/A noise against the tie
- * margin and a figure -
+ * failure's message as its tooltip), every final record's message, and
+ * per condition its agreement, kappa, the matrix as a heatmap, the
+ * false-fast pairs with both intervals, the cost of every attempt, the A/A
+ * noise against the tie margin and a figure -
  * each pair's speedup interval under the condition beside its interval in
  * the baseline, on a log axis, with the tie band shaded. Everything comes
  * from the report document (docs/report.md), nothing is recomputed.
@@ -409,8 +409,8 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 	json_int_t missed_pairs = json_integer_value(json_object_get(rep, "expect_mismatches"));
 	if (missed_pairs > 0)
 		nodus_buf_addf(b, "<p class=\"m\">%" JSON_INTEGER_FORMAT " pair(s) contradict "
-			       "their expect: &#10007; marks each outcome that does, &ne; before "
-			       "an expect a baseline that does</p>", missed_pairs);
+			       "their expect: &#10007; marks each outcome that does; an expect "
+			       "after &ne; is one its baseline contradicts</p>", missed_pairs);
 	nodus_buf_adds(b, "<table><tr><th>pair</th><th>expect</th>");
 	size_t i, k;
 	json_t *p, *c;

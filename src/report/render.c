@@ -83,10 +83,39 @@ static void text_header(const json_t *rep, nodus_buf *b)
 		nodus_buf_addf(b, "price unknown: %s\n\n", str(plan, "price_reason"));
 }
 
+/* One cell of the pair table: "!" when the outcome contradicts the pair's
+ * expect, the outcome, its interval, "d=5%" for a margin other than the
+ * plan's, "#A/N" for the deciding attempt of N records; *missed and
+ * *decided are set when a mark that the legend explains was used. */
+static void text_cell(nodus_buf *cell, const json_t *p, const char *name, double plan_tie,
+		      int *missed, int *decided)
+{
+	json_int_t att, atts;
+	double tie;
+	int m = expect_missed(p, name);
+	*missed |= m;
+	nodus_buf_addf(cell, "%s%s", m ? "!" : "", str(json_object_get(p, "labels"), name));
+	json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
+	if (json_is_object(sp)) {
+		nodus_buf_adds(cell, " ");
+		add_interval(cell, sp, "%.3g");
+	}
+	/* labelled with another margin than the plan's (a short call) */
+	if (json_is_object(sp) && num(sp, "tie_margin", &tie) && tie != plan_tie)
+		nodus_buf_addf(cell, " d=%.3g%%", 100 * tie);
+	if (!decided_by(p, name, &att, &atts))
+		return;
+	*decided = 1;
+	if (att > 0)
+		nodus_buf_addf(cell, " #%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, att, atts);
+	else
+		nodus_buf_addf(cell, " #-/%" JSON_INTEGER_FORMAT, atts);
+}
+
 static void text_pairs(const json_t *rep, nodus_buf *b)
 {
 	const json_t *pairs = json_object_get(rep, "pairs"), *conds = json_object_get(rep, "conditions");
-	double plan_tie = NAN, tie;
+	double plan_tie = NAN;
 	num(json_object_get(rep, "plan"), "tie_margin", &plan_tie);
 	size_t i, k;
 	json_t *p, *c;
@@ -104,28 +133,7 @@ static void text_pairs(const json_t *rep, nodus_buf *b)
 		nodus_buf_addf(b, "%-*s  %-10s", w, str(p, "id"), *expect ? expect : "-");
 		json_array_foreach(conds, k, c) {
 			nodus_buf cell = NODUS_BUF_INIT;
-			const char *name = str(c, "name");
-			json_int_t att, atts;
-			int missed = expect_missed(p, name);
-			any_missed |= missed;
-			nodus_buf_addf(&cell, "%s%s", missed ? "!" : "",
-				       str(json_object_get(p, "labels"), name));
-			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
-			if (json_is_object(sp)) {
-				nodus_buf_adds(&cell, " ");
-				add_interval(&cell, sp, "%.3g");
-			}
-			/* labelled with another margin than the plan's (a short call) */
-			if (json_is_object(sp) && num(sp, "tie_margin", &tie) && tie != plan_tie)
-				nodus_buf_addf(&cell, " d=%.3g%%", 100 * tie);
-			if (decided_by(p, name, &att, &atts)) {
-				any_decided = 1;
-				if (att > 0)
-					nodus_buf_addf(&cell, " #%" JSON_INTEGER_FORMAT "/%"
-						       JSON_INTEGER_FORMAT, att, atts);
-				else
-					nodus_buf_addf(&cell, " #-/%" JSON_INTEGER_FORMAT, atts);
-			}
+			text_cell(&cell, p, str(c, "name"), plan_tie, &any_missed, &any_decided);
 			nodus_buf_addf(b, "  %-36s", cell.data);
 			nodus_buf_release(&cell);
 		}
@@ -134,9 +142,9 @@ static void text_pairs(const json_t *rep, nodus_buf *b)
 	if (any_missed)
 		nodus_buf_adds(b, "!OUTCOME: contradicts the pair's expect (docs/formats.md)\n");
 	if (any_decided)
-		nodus_buf_adds(b, "#A/N: decided by attempt A (-: no final one yet) of the pair's N records "
-			       "under that condition (retries, or records db merge --keep-both "
-			       "kept)\n");
+		nodus_buf_adds(b, "#A/N: decided by attempt A (-: no final one yet) of the pair's N "
+			       "records under that condition (retries, or records db merge "
+			       "--keep-both kept)\n");
 }
 
 /* How many pairs contradict their expect, then one line per such pair
