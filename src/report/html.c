@@ -2,11 +2,12 @@
 /* ------------------------------------------------------------------------
  * html.c: the report as one self-contained HTML page (no scripts, no
  * external files): the per-pair labels under every condition (a cell that
- * disagrees with a baseline label marked, a failure's message as its
- * tooltip), every final record's message, and per condition its agreement,
- * kappa, the matrix as a heatmap, the false-fast pairs with both
- * intervals, the cost of every attempt, the A/A noise against the tie
- * margin and a figure -
+ * disagrees with a baseline label marked, one that contradicts the pair's
+ * expect marked, the deciding attempt when there were several records, a
+ * failure's message as its tooltip), every final record's message, and
+ * per condition its agreement, kappa, the matrix as a heatmap, the
+ * false-fast pairs with both intervals, the cost of every attempt, the A/A
+ * noise against the tie margin and a figure -
  * each pair's speedup interval under the condition beside its interval in
  * the baseline, on a log axis, with the tie band shaded. Everything comes
  * from the report document (docs/report.md), nothing is recomputed.
@@ -57,19 +58,29 @@ static const char *outcome_class(const char *o)
 	return "x";
 }
 
-/* 1 when the baseline's outcome o is not what the pair's expect
- * declares (docs/formats.md): a label must be that label, EQUIVALENT any
- * label, FAIL any failure, a status that status; no expect, no mismatch */
-static int misses_expect(const char *expect, const char *o)
+/* 1 if the document marks pair p's outcome under condition name as
+ * contradicting the pair's expect; report.c decides, by the one rule of
+ * nodus__report_expect_missed() (docs/formats.md). */
+static int expect_missed(const json_t *p, const char *name)
 {
-	if (!expect || !*expect || !o || !*o)
-		return 0;
-	int label = strcmp(outcome_class(o), "x") != 0;
-	if (strcmp(expect, "EQUIVALENT") == 0)
-		return !label;
-	if (strcmp(expect, "FAIL") == 0)
-		return label || strcmp(o, "NOT_ISOLATED") == 0;
-	return strcmp(expect, o) != 0;
+	return json_is_true(json_object_get(json_object_get(p, "expect_mismatch"), name));
+}
+
+/* " attempt 2 of 3" (pairs[].decided_by) after a cell, unless one record
+ * decides as attempt 1: a retry, or records a db merge kept beside it. */
+static void decided_by_html(nodus_buf *b, const json_t *p, const char *name)
+{
+	const json_t *d = json_object_get(json_object_get(p, "decided_by"), name);
+	json_int_t att = json_integer_value(json_object_get(d, "attempt"));
+	json_int_t atts = json_integer_value(json_object_get(d, "attempts"));
+	if (atts < 1 || (atts == 1 && att == 1))
+		return;
+	if (att > 0)
+		nodus_buf_addf(b, " <span class=\"n\">attempt %" JSON_INTEGER_FORMAT " of %"
+			       JSON_INTEGER_FORMAT "</span>", att, atts);
+	else
+		nodus_buf_addf(b, " <span class=\"n\">no final record of %" JSON_INTEGER_FORMAT
+			       "</span>", atts);
 }
 
 static double num(const json_t *o, const char *k)
@@ -394,7 +405,13 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 	esc(b, sget(plan, "name"));
 	nodus_buf_adds(b, "), baseline <b>");
 	esc(b, base);
-	nodus_buf_adds(b, "</b></p><h2>Labels by pair</h2><table><tr><th>pair</th><th>expect</th>");
+	nodus_buf_adds(b, "</b></p><h2>Labels by pair</h2>");
+	json_int_t missed_pairs = json_integer_value(json_object_get(rep, "expect_mismatches"));
+	if (missed_pairs > 0)
+		nodus_buf_addf(b, "<p class=\"m\">%" JSON_INTEGER_FORMAT " pair(s) contradict "
+			       "their expect: &#10007; marks each outcome that does; an expect "
+			       "after &ne; is one its baseline contradicts</p>", missed_pairs);
+	nodus_buf_adds(b, "<table><tr><th>pair</th><th>expect</th>");
 	size_t i, k;
 	json_t *p, *c;
 	json_array_foreach(json_object_get(rep, "conditions"), k, c)
@@ -410,7 +427,7 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		esc(b, sget(p, "id"));
 		const char *bo = sget(json_object_get(p, "labels"), base);
 		/* the baseline not as the pair was constructed: marked, with why */
-		int missed = misses_expect(sget(p, "expect"), bo);
+		int missed = expect_missed(p, base);
 		nodus_buf_adds(b, missed ? "</td><td class=\"m\" title=\"the baseline is " : "</td><td>");
 		if (missed) {
 			esc(b, bo);
@@ -434,9 +451,16 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			nodus_buf_adds(b, ">");
 			if (differs)
 				nodus_buf_adds(b, "&ne; ");
+			/* this condition's outcome not as the pair was constructed */
+			if (expect_missed(p, name)) {
+				nodus_buf_adds(b, "<b class=\"m\" title=\"not as declared: expect ");
+				esc(b, sget(p, "expect"));
+				nodus_buf_adds(b, "\">&#10007;</b> ");
+			}
 			esc(b, o);
 			interval_cell(b, json_object_get(json_object_get(p, "speedups"), sget(c, "name")),
 				      delta);
+			decided_by_html(b, p, name);
 			nodus_buf_adds(b, "</td>");
 		}
 		nodus_buf_adds(b, "</tr>");
@@ -461,6 +485,12 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			esc(b, sget(c, "not_enough_data"));
 			nodus_buf_adds(b, ")");
 		}
+		json_int_t checked = json_integer_value(json_object_get(c, "expect_checked"));
+		if (checked > 0)
+			nodus_buf_addf(b, "; contradicting their expect: %" JSON_INTEGER_FORMAT
+				       " of %" JSON_INTEGER_FORMAT,
+				       json_integer_value(json_object_get(c, "expect_mismatches")),
+				       checked);
 		nodus_buf_addf(b, "; false-fast pairs: %zu; agreeing records per dollar: ",
 			       json_array_size(json_object_get(c, "false_fast")));
 		json_t *apu = json_object_get(c, "agreeing_per_usd");

@@ -2,7 +2,8 @@
 /* ------------------------------------------------------------------------
  * render.c: draws a report document (report.c) as text for a terminal, as
  * indented JSON, or as CSV with one row per pair x condition. Renderers
- * only read the document, so every format shows the same numbers.
+ * only read the document, so every format shows the same numbers and the
+ * same expect marks (pairs[].expect_mismatch, decided in report.c).
  * ------------------------------------------------------------------------ */
 #include "report/report.h"
 
@@ -43,6 +44,26 @@ static void add_interval(nodus_buf *b, const json_t *iv, const char *fmt)
 	}
 }
 
+/* 1 if the document marks pair p's outcome under condition name as
+ * contradicting the pair's expect (report.c decides, by
+ * nodus__report_expect_missed()). */
+static int expect_missed(const json_t *p, const char *name)
+{
+	return json_is_true(json_object_get(json_object_get(p, "expect_mismatch"), name));
+}
+
+/* pairs[].decided_by of one condition: the deciding attempt (0 for none)
+ * and the pair-condition's records; 1 when they are worth showing, i.e.
+ * anything but one record that decides as attempt 1. */
+static int decided_by(const json_t *p, const char *name, json_int_t *attempt,
+		      json_int_t *attempts)
+{
+	const json_t *d = json_object_get(json_object_get(p, "decided_by"), name);
+	*attempt = json_integer_value(json_object_get(d, "attempt"));
+	*attempts = json_integer_value(json_object_get(d, "attempts"));
+	return *attempts > 1 || (*attempts == 1 && *attempt != 1);
+}
+
 /* ---- text ---- */
 
 static void text_header(const json_t *rep, nodus_buf *b)
@@ -62,10 +83,39 @@ static void text_header(const json_t *rep, nodus_buf *b)
 		nodus_buf_addf(b, "price unknown: %s\n\n", str(plan, "price_reason"));
 }
 
+/* One cell of the pair table: "!" when the outcome contradicts the pair's
+ * expect, the outcome, its interval, "d=5%" for a margin other than the
+ * plan's, "#A/N" for the deciding attempt of N records; *missed and
+ * *decided are set when a mark that the legend explains was used. */
+static void text_cell(nodus_buf *cell, const json_t *p, const char *name, double plan_tie,
+		      int *missed, int *decided)
+{
+	json_int_t att, atts;
+	double tie;
+	int m = expect_missed(p, name);
+	*missed |= m;
+	nodus_buf_addf(cell, "%s%s", m ? "!" : "", str(json_object_get(p, "labels"), name));
+	json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
+	if (json_is_object(sp)) {
+		nodus_buf_adds(cell, " ");
+		add_interval(cell, sp, "%.3g");
+	}
+	/* labelled with another margin than the plan's (a short call) */
+	if (json_is_object(sp) && num(sp, "tie_margin", &tie) && tie != plan_tie)
+		nodus_buf_addf(cell, " d=%.3g%%", 100 * tie);
+	if (!decided_by(p, name, &att, &atts))
+		return;
+	*decided = 1;
+	if (att > 0)
+		nodus_buf_addf(cell, " #%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, att, atts);
+	else
+		nodus_buf_addf(cell, " #-/%" JSON_INTEGER_FORMAT, atts);
+}
+
 static void text_pairs(const json_t *rep, nodus_buf *b)
 {
 	const json_t *pairs = json_object_get(rep, "pairs"), *conds = json_object_get(rep, "conditions");
-	double plan_tie = NAN, tie;
+	double plan_tie = NAN;
 	num(json_object_get(rep, "plan"), "tie_margin", &plan_tie);
 	size_t i, k;
 	json_t *p, *c;
@@ -77,23 +127,57 @@ static void text_pairs(const json_t *rep, nodus_buf *b)
 	json_array_foreach(conds, k, c)
 		nodus_buf_addf(b, "  %-36s", str(c, "name"));
 	nodus_buf_adds(b, "\n");
+	int any_missed = 0, any_decided = 0;
 	json_array_foreach(pairs, i, p) {
 		const char *expect = str(p, "expect");
 		nodus_buf_addf(b, "%-*s  %-10s", w, str(p, "id"), *expect ? expect : "-");
 		json_array_foreach(conds, k, c) {
 			nodus_buf cell = NODUS_BUF_INIT;
-			const char *name = str(c, "name");
-			nodus_buf_addf(&cell, "%s ", str(json_object_get(p, "labels"), name));
-			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
-			if (json_is_object(sp))
-				add_interval(&cell, sp, "%.3g");
-			/* labelled with another margin than the plan's (a short call) */
-			if (json_is_object(sp) && num(sp, "tie_margin", &tie) && tie != plan_tie)
-				nodus_buf_addf(&cell, " d=%.3g%%", 100 * tie);
+			text_cell(&cell, p, str(c, "name"), plan_tie, &any_missed, &any_decided);
 			nodus_buf_addf(b, "  %-36s", cell.data);
 			nodus_buf_release(&cell);
 		}
 		nodus_buf_adds(b, "\n");
+	}
+	if (any_missed)
+		nodus_buf_adds(b, "!OUTCOME: contradicts the pair's expect (docs/formats.md)\n");
+	if (any_decided)
+		nodus_buf_adds(b, "#A/N: decided by attempt A (-: no final one yet) of the pair's N "
+			       "records under that condition (retries, or records db merge "
+			       "--keep-both kept)\n");
+}
+
+/* How many pairs contradict their expect, then one line per such pair
+ * with the conditions whose outcome does. */
+static void text_expect(const json_t *rep, nodus_buf *b)
+{
+	size_t i, k;
+	json_t *p, *c;
+	int declared = 0;
+	json_array_foreach(json_object_get(rep, "pairs"), i, p)
+		declared += *str(p, "expect") != '\0';
+	if (!declared) {
+		nodus_buf_adds(b, "\nno pair declares an expect\n");
+		return;
+	}
+	json_int_t n = json_integer_value(json_object_get(rep, "expect_mismatches"));
+	nodus_buf_addf(b, "\n%" JSON_INTEGER_FORMAT " pair(s) contradict their expect (%d of %zu "
+		       "pairs declare one)%s\n", n, declared,
+		       json_array_size(json_object_get(rep, "pairs")), n ? ":" : "");
+	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
+		int first = 1;
+		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
+			const char *name = str(c, "name");
+			if (!expect_missed(p, name))
+				continue;
+			if (first)
+				nodus_buf_addf(b, "  %s: expect %s;", str(p, "id"), str(p, "expect"));
+			nodus_buf_addf(b, "%s %s %s", first ? "" : ",", name,
+				       str(json_object_get(p, "labels"), name));
+			first = 0;
+		}
+		if (!first)
+			nodus_buf_adds(b, "\n");
 	}
 }
 
@@ -208,6 +292,11 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		       json_integer_value(json_object_get(c, "scored")),
 		       json_integer_value(json_object_get(c, "agreeing")), base);
 	text_left_out(c, b);
+	json_int_t checked = json_integer_value(json_object_get(c, "expect_checked"));
+	if (checked > 0)
+		nodus_buf_addf(b, "  contradict their expect: %" JSON_INTEGER_FORMAT " of %"
+			       JSON_INTEGER_FORMAT " pairs that declare one\n",
+			       json_integer_value(json_object_get(c, "expect_mismatches")), checked);
 	const char *why = str(c, "not_enough_data");
 	if (!json_is_number(json_object_get(json_object_get(c, "agreement"), "estimate"))) {
 		nodus_buf_addf(b, "  agreement and kappa: %s\n", why);
@@ -248,6 +337,7 @@ static void render_text(const json_t *rep, nodus_buf *b)
 	json_t *c, *e;
 	text_header(rep, b);
 	text_pairs(rep, b);
+	text_expect(rep, b);
 	text_messages(rep, b);
 	json_array_foreach(json_object_get(rep, "conditions"), i, c)
 		text_condition(c, str(rep, "baseline"), b);
@@ -305,8 +395,8 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 	size_t i, k;
 	json_t *p, *c;
 	nodus_buf_adds(b, "plan_digest,pair_id,task,candidate,reference,expect,condition,kind,"
-		       "baseline,outcome,baseline_outcome,agrees,excluded,speedup,ci_lo,ci_hi,"
-		       "tie_margin,guard,message\n");
+		       "baseline,outcome,baseline_outcome,agrees,excluded,expect_mismatch,attempt,"
+		       "attempts,speedup,ci_lo,ci_hi,tie_margin,guard,message\n");
 	json_array_foreach(json_object_get(rep, "pairs"), i, p) {
 		const json_t *labels = json_object_get(p, "labels");
 		json_array_foreach(json_object_get(rep, "conditions"), k, c) {
@@ -327,6 +417,11 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 			csv_field(b, excl || !is_label(bout) ? "" : strcmp(out, bout) == 0 ? "1" : "0",
 				  0);
 			csv_field(b, excl ? "1" : "0", 0);
+			const json_t *m = json_object_get(json_object_get(p, "expect_mismatch"), name);
+			csv_field(b, json_is_boolean(m) ? json_is_true(m) ? "1" : "0" : "", 0);
+			const json_t *d = json_object_get(json_object_get(p, "decided_by"), name);
+			csv_number(b, d, "attempt", 0);
+			csv_number(b, d, "attempts", 0);
 			json_t *sp = json_object_get(json_object_get(p, "speedups"), name);
 			csv_number(b, sp, "estimate", 0);
 			csv_number(b, sp, "lo", 0);

@@ -27,7 +27,13 @@
  *   - cost over ALL attempts of the condition (retries, failures and
  *     excluded pairs included: money spent is spent);
  *   - the A/A noise of pairs whose candidate is their reference.
- * The result is one JSON document (docs/report.md); render.c draws it.
+ * Per pair and condition, whether the outcome contradicts the pair's
+ * declared expect (nodus__report_expect_missed(), the one place that rule
+ * is written): every condition's outcome is checked against it, the
+ * baseline's and the others', excluded pairs included, since the truth
+ * of a pair does not depend on which target measured it.
+ * The result is one JSON document (docs/report.md); render.c and html.c
+ * draw it and read those marks from it.
  * ------------------------------------------------------------------------ */
 #include "report/report.h"
 
@@ -133,6 +139,21 @@ static json_t *jspeedup(const nodus_record *r)
 			    json_is_number(tie) ? jnum(json_number_value(tie)) : json_null());
 	json_decref(detail);
 	return iv;
+}
+
+/* ---- expect: the truth a pair declares by construction ---- */
+
+int nodus__report_expect_missed(const char *expect, const char *outcome)
+{
+	if (!expect || !*expect || !outcome || !*outcome || strcmp(outcome, "MISSING") == 0)
+		return -1;
+	int ok = nodus_label_from_name(outcome) >= 0 || strcmp(outcome, "OK") == 0;
+	if (strcmp(expect, "EQUIVALENT") == 0 || strcmp(expect, "OK") == 0)
+		return !ok;
+	/* a machine too busy to measure is no failure of the candidate */
+	if (strcmp(expect, "FAIL") == 0)
+		return ok || strcmp(outcome, "NOT_ISOLATED") == 0;
+	return strcmp(expect, outcome) != 0;
 }
 
 /* ---- reading the plan ---- */
@@ -291,6 +312,13 @@ static int index_finals(struct ctx *c, nodus_error *err)
 static const nodus_record *final_of(const struct ctx *c, int p, int k)
 {
 	return c->final[p * c->n_conds + k];
+}
+
+/* nodus__report_expect_missed() on pair p's outcome under condition k:
+ * 1 contradicts its expect, 0 meets it, -1 nothing to check. */
+static int expect_missed(const struct ctx *c, int p, int k)
+{
+	return nodus__report_expect_missed(c->pairs[p].expect, cat_name(outcome(final_of(c, p, k))));
 }
 
 /* 1 if the pair's final record under k ran on another target than its
@@ -635,6 +663,21 @@ static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 			 "median_log_half_width", jnum(median));
 }
 
+/* How many pairs have an expect and a final record under k (checked), and
+ * how many of those contradict it, over every pair of the plan: an
+ * excluded pair's outcome still meets or contradicts its truth. */
+static void expect_counts(const struct ctx *c, int k, json_t *cond)
+{
+	int checked = 0, missed = 0;
+	for (int p = 0; p < c->n_pairs; p++) {
+		int m = expect_missed(c, p, k);
+		checked += m >= 0;
+		missed += m == 1;
+	}
+	json_object_set_new(cond, "expect_checked", json_integer(checked));
+	json_object_set_new(cond, "expect_mismatches", json_integer(missed));
+}
+
 static int condition_section(const struct ctx *c, int k, json_t *excluded, json_t **out,
 			     nodus_error *err)
 {
@@ -655,6 +698,7 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 				 "excluded", c->n_pairs - it.n, "scored", sc.n, "agreeing",
 				 agreeing);
 	json_object_set_new(cond, "left_out", left_out(c, &it));
+	expect_counts(c, k, cond);
 	rc = agreement(c, &sc, cond, err);
 	if (rc == 0) {
 		json_object_set_new(cond, "matrix", matrix(&it));
@@ -680,10 +724,12 @@ static json_t *pairs_section(const struct ctx *c)
 		const struct pair_info *q = &c->pairs[p];
 		json_t *labels = json_object(), *speedups = json_object();
 		json_t *messages = json_object(), *guards = json_object();
-		json_t *decided_by = json_object();
+		json_t *decided_by = json_object(), *mismatch = json_object();
 		for (int k = 0; k < c->n_conds; k++) {
 			const nodus_record *r = final_of(c, p, k);
 			const char *name = c->conds[k].name;
+			int m = expect_missed(c, p, k);
+			json_object_set_new(mismatch, name, m < 0 ? json_null() : json_boolean(m));
 			json_object_set_new(decided_by, name,
 					    json_pack("{s:o, s:i}", "attempt",
 						      r ? json_integer(r->attempt) : json_null(),
@@ -698,9 +744,10 @@ static json_t *pairs_section(const struct ctx *c)
 									   : json_null());
 		}
 		json_array_append_new(list, json_pack(
-			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task",
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task",
 			q->task, "candidate", q->candidate, "reference", q->reference, "expect",
-			q->expect ? json_string(q->expect) : json_null(), "labels", labels,
+			q->expect ? json_string(q->expect) : json_null(), "expect_mismatch",
+			mismatch, "labels", labels,
 			"decided_by", decided_by, "speedups", speedups, "messages", messages,
 			"guards", guards));
 	}
@@ -736,11 +783,19 @@ static int build(struct ctx *c, json_t **out, nodus_error *err)
 		json_decref(excluded);
 		return rc;
 	}
-	*out = json_pack("{s:s, s:o, s:{s:s, s:i, s:f, s:I}, s:o, s:o, s:o}", "baseline",
+	/* pairs contradicting their expect under at least one condition */
+	int missed = 0;
+	for (int p = 0; p < c->n_pairs; p++) {
+		int any = 0;
+		for (int k = 0; k < c->n_conds; k++)
+			any |= expect_missed(c, p, k) == 1;
+		missed += any;
+	}
+	*out = json_pack("{s:s, s:o, s:{s:s, s:i, s:f, s:I}, s:o, s:o, s:i, s:o}", "baseline",
 			 c->conds[c->base].name, "plan", plan_section(c), "bootstrap", "clusters",
 			 "task", "resamples", c->opt.resamples, "confidence", c->opt.confidence,
 			 "seed", (json_int_t)c->opt.seed, "conditions", conds, "pairs",
-			 pairs_section(c), "excluded", excluded);
+			 pairs_section(c), "expect_mismatches", missed, "excluded", excluded);
 	if (!*out)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory building the report");
 	return 0;

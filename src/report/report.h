@@ -58,6 +58,17 @@ typedef struct nodus_report_options {
 	uint64_t seed;             /* bootstrap seed; 0 = NODUS_REPORT_SEED */
 } nodus_report_options;
 
+/* Whether outcome, a pair's outcome under one condition as the document's
+ * pairs[].labels names it (a label, a status name or MISSING), contradicts
+ * the pair's declared expect (docs/formats.md): a label expect must be that
+ * label; EQUIVALENT and OK any label (or OK without one); FAIL any failure
+ * status but NOT_ISOLATED (the machine's, not the candidate's); another
+ * status that status. Returns 1 when it contradicts, 0 when it meets it,
+ * -1 when there is nothing to check (expect NULL or empty, outcome NULL,
+ * empty or MISSING). The one place this rule is written: compute() stores
+ * its answer as pairs[].expect_mismatch, which every renderer reads. */
+int nodus__report_expect_missed(const char *expect, const char *outcome);
+
 /* The report document as one HTML page (html.c), appended to b. */
 void nodus__report_render_html(const json_t *report, nodus_buf *b);
 

@@ -118,8 +118,9 @@ d = [r for r in rows if r["pair_id"] == "d" and r["condition"] == "shared"][0]
 assert d["message"] == 'worker died: signal 11, "SIGSEGV" <at> &\nsecond line', d
 assert d["agrees"] == "" and d["outcome"] == "CRASH", d   # its baseline failed
 PY
-grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,1.2,1.1,1.3,0.05,,$" "$tmp/csv"
-grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,1.4,1.3,1.5,,,$" "$tmp/csv"
+grep_ok "1.3 row" ",b,t1,cb,r,,shared,mps,isolated,FASTER,TIED,0,0,,1,1,1.2,1.1,1.3,0.05,,$" "$tmp/csv"
+grep_ok "1.3 row, plan's margin" ",a,t1,ca,r,,shared,mps,isolated,FASTER,FASTER,1,0,,1,1,1.4,1.3,1.5,,,$" "$tmp/csv"
+grep_ok "1.3 row, decided by a retry" ",d,t2,cd,r,,isolated,isolated,isolated,CRASH,CRASH,,0,,2,2,,,,,,$" "$tmp/csv"
 "$NODUS" report "$db" --format json >"$tmp/again" 2>"$tmp/err"
 cmp -s "$tmp/again" "$tmp/r.json" && echo "ok: 1.4 reproducible" || { echo "FAIL: 1.4 differs"; fails=$((fails + 1)); }
 

@@ -8,7 +8,8 @@
 #      with every pair, the heatmap, the cost table, the A/A noise line,
 #      a reason for every failed row, the interval figure, and the one pair
 #      declared wrongly on purpose (the slow candidate said FASTER) marked
-#      as not what was declared, and only it;
+#      as not what was declared, and only it (with the other pairs the JSON
+#      report flags), each outcome the JSON flags marked too;
 #   2. the screenshot (1280 x 1600) is a drawn page, not a blank or an
 #      error page: between 3% and 60% of its pixels are not white, and it
 #      is in colour (the label cells, the heatmap);
@@ -73,25 +74,22 @@ for p in report["pairs"]:
     if p["id"] not in dom:
         bad.append(f"1.2 pair {p['id']} is not on the page")
 # the expectation mismatches marked, exactly those the report's own
-# outcomes give (a busy machine may add some), the wrong declaration among them
+# document flags under the baseline (a busy machine may add some), the
+# wrong declaration among them; report.c alone holds the rule
 import re
 marked = re.findall(r'<td>([^<]+)</td><td class="m" title="the baseline is ([A-Z_]+), not as '
                     r'declared">\u2260 ([A-Z_]+)</td>', dom)
-labels = ("FASTER", "SLOWER", "TIED", "AMBIGUOUS")
-def misses(expect, o):
-    if not expect:
-        return False
-    if expect == "EQUIVALENT":
-        return o not in labels
-    if expect == "FAIL":
-        return o in labels or o == "NOT_ISOLATED"
-    return expect != o
 base = report["baseline"] if isinstance(report.get("baseline"), str) else "isolated"
 want = sorted((p["id"], p["labels"].get(base, ""), p.get("expect") or "") for p in report["pairs"]
-              if misses(p.get("expect") or "", p["labels"].get(base, "")))
+              if p["expect_mismatch"].get(base))
 if sorted(marked) != want or not any("rmsnorm_slow" in m[0] for m in marked):
     bad.append(f"1.4 the expectation mismatches marked: {marked}, expected {want} (the slow "
                "candidate declared FASTER among them)")
+# every contradicting outcome, under any condition, carries its mark
+flagged = sum(bool(v) for p in report["pairs"] for v in p["expect_mismatch"].values())
+if dom.count("\u2717</b>") != flagged or flagged < 1:
+    bad.append(f"1.5 {dom.count(chr(0x2717) + '</b>')} outcomes marked as contradicting their "
+               f"expect, the report flags {flagged}")
 failed = [p["id"] for p in report["pairs"] if p["labels"].get("isolated") in
           ("INCORRECT_NUMERICAL", "REWARD_HACK", "COMPILE_ERROR", "RUNTIME_ERROR", "CRASH")]
 for pid in failed:

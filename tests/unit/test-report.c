@@ -439,12 +439,12 @@ static void test_render(void **state)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 6 * 2);
 	assert_non_null(strstr(b.data, DIGEST ",p2,t1,same,ref,TIED,shared,mps,isolated,FASTER,"
-				       "TIED,0,0,1.2,1.1,1.3,,,\n"));
+				       "TIED,0,0,1,1,1,1.2,1.1,1.3,,,\n"));
 	assert_non_null(strstr(b.data, DIGEST ",p3,t1,slow,ref,SLOWER,shared,mps,isolated,SLOWER,"
-				       "SLOWER,1,0,0.6,0.5,0.7,0.05,,\n"));
+				       "SLOWER,1,0,0,1,1,0.6,0.5,0.7,0.05,,\n"));
 	/* p5's baseline failed: neither agreeing nor disagreeing */
 	assert_non_null(strstr(b.data, DIGEST ",p5,t2,boom,ref2,FAIL,shared,mps,isolated,CRASH,"
-				       "CRASH,,0,,,,,,\n"));
+				       "CRASH,,0,0,1,1,,,,,,\n"));
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_JSON, &b, &err), 0);
 	json_t *back = json_loads(b.data, 0, NULL);
@@ -455,7 +455,9 @@ static void test_render(void **state)
 	 * pairs with both intervals, the cost with the unknown said, A/A noise */
 	nodus_buf_reset(&b);
 	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
-	assert_non_null(strstr(b.data, "<td class=\"f d\">&ne; FASTER 1.2 [1.1, 1.3]")); /* p2 */
+	/* p2: not the baseline's TIED, and not its declared TIED */
+	assert_non_null(strstr(b.data, "<td class=\"f d\">&ne; <b class=\"m\" title=\"not as "
+				       "declared: expect TIED\">&#10007;</b> FASTER 1.2 [1.1, 1.3]"));
 	assert_non_null(strstr(b.data, "<td class=\"f\">FASTER 1.45 [1.3, 1.6]")); /* p1 agrees */
 	assert_non_null(strstr(b.data, "<table class=\"hm\">"));
 	assert_non_null(strstr(b.data, "background:rgba(200,40,40,")); /* a disagreeing cell */
@@ -693,6 +695,109 @@ static void test_trace_status(void **state)
 	}
 }
 
+/* The expect rule (docs/formats.md) as a table: 1 contradicts, 0 meets,
+ * -1 nothing to check. */
+static void test_expect_rule(void **state)
+{
+	(void)state;
+	const struct {
+		const char *expect, *outcome;
+		int want;
+	} cases[] = {
+		{"FASTER", "FASTER", 0},         {"FASTER", "SLOWER", 1},
+		{"FASTER", "AMBIGUOUS", 1},      {"FASTER", "CRASH", 1},
+		{"TIED", "TIED", 0},             {"TIED", "AMBIGUOUS", 1},
+		{"SLOWER", "NOT_ISOLATED", 1},   {"AMBIGUOUS", "AMBIGUOUS", 0},
+		{"EQUIVALENT", "FASTER", 0},     {"EQUIVALENT", "AMBIGUOUS", 0},
+		{"EQUIVALENT", "OK", 0},         {"EQUIVALENT", "INCORRECT_NUMERICAL", 1},
+		{"OK", "SLOWER", 0},             {"OK", "OK", 0},
+		{"OK", "TIMEOUT", 1},            {"FAIL", "CRASH", 0},
+		{"FAIL", "INCORRECT_SHAPE", 0},  {"FAIL", "INVALID_REFERENCE", 0},
+		{"FAIL", "TIED", 1},             {"FAIL", "OK", 1},
+		{"FAIL", "NOT_ISOLATED", 1},     {"CRASH", "CRASH", 0},
+		{"REWARD_HACK", "CRASH", 1},     {"REWARD_HACK", "FASTER", 1},
+		{"NOT_ISOLATED", "NOT_ISOLATED", 0},
+		{"FASTER", "MISSING", -1},       {"FAIL", "MISSING", -1},
+		{"FASTER", "", -1},              {"FASTER", NULL, -1},
+		{NULL, "FASTER", -1},            {"", "CRASH", -1},
+	};
+	for (size_t k = 0; k < NODUS_ARRAY_SIZE(cases); k++) {
+		int got = nodus__report_expect_missed(cases[k].expect, cases[k].outcome);
+		if (got != cases[k].want)
+			fail_msg("expect %s, outcome %s: expected %d, got %d",
+				 cases[k].expect ? cases[k].expect : "(null)",
+				 cases[k].outcome ? cases[k].outcome : "(null)", cases[k].want, got);
+	}
+}
+
+/* p2 declares TIED: TIED in the baseline, FASTER shared. Every condition's
+ * outcome is checked, so p2 contradicts its expect under shared only; p4
+ * declares nothing and p5's FAIL is met by CRASH. Every format marks it,
+ * and each shows the retry that decided p5's baseline. */
+static void test_expect_in_every_format(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	nodus_buf b = NODUS_BUF_INIT;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+	assert_int_equal(json_integer_value(json_object_get(f->rep, "expect_mismatches")), 1);
+	json_t *pairs = json_object_get(f->rep, "pairs");
+	json_t *m2 = json_object_get(json_array_get(pairs, 1), "expect_mismatch");
+	json_t *m4 = json_object_get(json_array_get(pairs, 3), "expect_mismatch");
+	json_t *m5 = json_object_get(json_array_get(pairs, 4), "expect_mismatch");
+	assert_true(json_is_true(json_object_get(m2, "shared")));
+	assert_true(json_is_false(json_object_get(m2, "isolated")));
+	assert_true(json_is_null(json_object_get(m4, "shared")));
+	assert_true(json_is_false(json_object_get(m5, "isolated")));
+	json_t *sh = condition(f->rep, "shared"), *iso = condition(f->rep, "isolated");
+	assert_int_equal(json_integer_value(json_object_get(sh, "expect_checked")), 5);
+	assert_int_equal(json_integer_value(json_object_get(sh, "expect_mismatches")), 1);
+	assert_int_equal(json_integer_value(json_object_get(iso, "expect_mismatches")), 0);
+	/* a pair with no final record under a condition is not checked there */
+	drop_records(f, "p2", "shared");
+	json_decref(f->rep);
+	compute(f, NULL);
+	assert_int_equal(json_integer_value(json_object_get(f->rep, "expect_mismatches")), 0);
+	assert_int_equal(json_integer_value(json_object_get(condition(f->rep, "shared"),
+							    "expect_checked")), 4);
+	json_decref(f->rep);
+	f->d.n_records = 0;
+	fill_basic(f, "2.0");
+	compute(f, NULL);
+
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_TEXT, &b, &err), 0);
+	assert_non_null(strstr(b.data, "!FASTER 1.2 [1.1, 1.3]"));
+	assert_null(strstr(b.data, "!TIED 1 [0.99, 1.01]")); /* p2's baseline meets it */
+	assert_null(strstr(b.data, "!FASTER 1.45"));          /* p1 meets it */
+	assert_non_null(strstr(b.data, "\n1 pair(s) contradict their expect (5 of 6 pairs declare "
+				       "one):\n  p2: expect TIED; shared FASTER\n"));
+	assert_non_null(strstr(b.data, "  contradict their expect: 1 of 5 pairs that declare one\n"));
+	assert_non_null(strstr(b.data, "CRASH #2/2"));       /* p5 isolated: the retry decided */
+	assert_non_null(strstr(b.data, "#A/N: decided by attempt A"));
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_CSV, &b, &err), 0);
+	assert_non_null(strstr(b.data, ",excluded,expect_mismatch,attempt,attempts,speedup,"));
+	assert_non_null(strstr(b.data, ",p2,t1,same,ref,TIED,isolated,isolated,isolated,TIED,TIED,"
+				       "1,0,0,1,1,"));
+	assert_non_null(strstr(b.data, ",p4,t2,meh,ref2,,shared,mps,isolated,FASTER,AMBIGUOUS,0,0,,"
+				       "1,1,"));
+	assert_non_null(strstr(b.data, ",p5,t2,boom,ref2,FAIL,isolated,isolated,isolated,CRASH,"
+				       "CRASH,,0,0,2,2,"));
+	nodus_buf_reset(&b);
+	assert_int_equal(nodus_report_render(f->rep, NODUS_REPORT_HTML, &b, &err), 0);
+	assert_non_null(strstr(b.data, "<p class=\"m\">1 pair(s) contradict their expect"));
+	assert_non_null(strstr(b.data, "&ne; <b class=\"m\" title=\"not as declared: expect TIED\">"
+				       "&#10007;</b> FASTER 1.2 [1.1, 1.3]"));
+	/* only one outcome is marked, and p2's expect cell is not: its baseline meets it */
+	const char *mark = strstr(b.data, "&#10007;</b> ");
+	assert_null(strstr(mark + 1, "&#10007;</b> "));
+	assert_null(strstr(b.data, "<td class=\"m\""));
+	assert_non_null(strstr(b.data, "CRASH <span class=\"n\">attempt 2 of 2</span>"));
+	assert_non_null(strstr(b.data, "contradicting their expect: 1 of 5"));
+	nodus_buf_release(&b);
+}
+
 static void test_bad_plan(void **state)
 {
 	struct fixture *f = *state;
@@ -710,6 +815,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_status),
+		cmocka_unit_test(test_expect_rule),
+		cmocka_unit_test_setup_teardown(test_expect_in_every_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agreement_and_kappa, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reproducible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_fast, setup, teardown),
