@@ -314,10 +314,15 @@ elif [ "$mode" = ab ]; then
 	row "before" "$(cat build-gpu-base/REV 2>/dev/null || echo '?')"
 	row "after" "$(cat build-gpu/REV 2>/dev/null || echo '?')"
 	A="$N"
+	# AB_SUITES=base: both builds plan the base's own suites/cuda (carried
+	# in build-gpu-base/suites), the same campaign on both sides
+	ab_suites=suites
+	[ "${AB_SUITES:-}" = base ] && ab_suites=build-gpu-base/suites
+	row "campaign" "$ab_suites/cuda/campaign.json"
 	for side in before after; do
 		[ $side = before ] && N="$B" || N="$A"
 		cache="$work/cache-$side"
-		"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan-$side.json" >>"$log" 2>&1 ||
+		"$N" plan "$ab_suites/cuda/campaign.json" --cache "$cache" -o "$work/plan-$side.json" >>"$log" 2>&1 ||
 			row "plan $side" FAILED
 	done
 	for i in 1 2; do

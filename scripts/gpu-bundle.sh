@@ -9,7 +9,10 @@
 #
 # scripts/gpu-bundle.sh REV builds commit REV instead, from a temporary
 # worktree, into build-gpu-base/: the "before" of `gpu-check.sh ab`, which
-# runs both builds on one machine (carry build-gpu and build-gpu-base).
+# runs both builds on one machine (carry build-gpu and build-gpu-base). The
+# base's own suites/ come with it (build-gpu-base/suites), for
+# `AB_SUITES=base gpu-check.sh ab`: both builds then run the campaign as it
+# was at REV, where today's suites use fields an older nodus refuses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -37,6 +40,7 @@ cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
 	{ echo "gpu-bundle.sh: the build of $src into $out failed" >&2; exit 1; }
 if [ $# -ge 1 ]; then
 	cp "$src/.base-rev" "$out/REV"
+	cp -r "$src/suites" "$out/suites"
 else # what the build is of, for the reports (the device's copy may have no .git)
 	echo "$(git rev-parse HEAD)$(git diff --quiet HEAD -- src include CMakeLists.txt || echo -dirty)" >"$out/REV"
 fi
