@@ -802,10 +802,20 @@ out:
 /* Builds the reference here, confined, and calls it in the sandbox. A
  * cuda reference is built only once a probe (the audit process with
  * object "-") has opened the backend: without a GPU or nvcc the run
- * checks are skipped, as they always were, not failed. */
+ * checks are skipped, as they always were, not failed. A Triton reference
+ * is not called at all, and the line says why. */
 static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
 			 const nodus_audit_opts *o)
 {
+	/* a Triton module's kernels come from the run's warm step, per
+	 * workload shape, and are loaded by calls before lockdown (the
+	 * worker's prelock): the audit process has neither, and its first
+	 * call would fail for nodus's reason, not the reference's */
+	if (nodus_build_uses_triton(s))
+		return json_pack("{s:s}", "run",
+				 "skipped: a Triton reference (its module names triton) is not "
+				 "called by the audit, which does not run the warm step that compiles "
+				 "its kernels for the workload's shapes (docs/audit.md)");
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		json_t *probe = call_in_sandbox(c, w, s, "-", o);
 		const char *how = json_string_value(json_object_get(probe, "run"));
