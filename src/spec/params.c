@@ -118,6 +118,7 @@ static void add_diff(char *detail, size_t size, int *n, const char *fmt, ...)
 	(*n)++;
 }
 
+/* The index of the entry of e[0..n) named name, or -1. */
 static int find_name(const nodus_py_param *e, int n, const char *name)
 {
 	for (int k = 0; k < n; k++)
