@@ -42,6 +42,11 @@
  * timed nor judged. The adapter asks for it for a Triton module on cuda,
  * whose kernels are loaded at their first call (docs/formats.md).
  *
+ * And ENTRY_params, const char *(*)(void), asked by the audit only: the
+ * torch adapter's list of a module's floating parameters and buffers as
+ * built, which the audit compares with a reference's python.params
+ * (docs/audit.md, "params").
+ *
  * Destination-passing: the harness allocates every input, output and the
  * workspace, poisons outputs before every call and checks every element
  * afterwards. A solution must write all of its outputs, must not write its

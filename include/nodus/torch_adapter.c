@@ -64,6 +64,9 @@
  *      region (ENTRY_deferred; docs/formats.md, "By-value outputs"). Any
  *      Python exception is a nonzero return (RUNTIME_ERROR); ENTRY_error
  *      returns its text.
+ * ENTRY_params, after a module's ENTRY_load, returns its floating
+ * parameters and buffers as its constructor made them, in the form of
+ * NODUS_PY_PARAMS: the audit checks a reference's declaration against it.
  *
  * On cuda (NODUS_PY_CUDA) ENTRY_load also asks the driver which device the
  * worker's context is on, sets torch's device to it and warms torch's
@@ -216,6 +219,7 @@ static struct {
 	py_object *call;          /* the bootstrap's call(inputs, outputs, stream), owned */
 	int device;               /* cuda: the harness's device ordinal; -1 on cpu */
 	char last_error[1024];    /* the last failed call's exception (ENTRY_error) */
+	char *own_params;         /* a module's floating tensors as built (ENTRY_params), or NULL */
 	/* outputs returned by value while the worker times (ENTRY_defer): the
 	 * harness copies them after the timed region (ENTRY_deferred); the
 	 * results stay alive until the first call after that, so that no
@@ -306,6 +310,14 @@ static const char bootstrap[] =
 	"        name, dims, _ = e.split(':')\n"
 	"        out.append((name, tuple(int(d) for d in dims.split('x')) if dims else ()))\n"
 	"    return out\n"
+	/* the module's own floating tensors as the declaration writes them
+	 * (ENTRY_params: the audit compares them with the reference's
+	 * python.params) */
+	"def own_params(model):\n"
+	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
+	"    return ';'.join(f'{n}:{\"x\".join(map(str, t.shape))}:'\n"
+	"                    f'{str(t.dtype).replace(\"torch.\", \"\")}'\n"
+	"                    for n, t in named if t.is_floating_point())\n"
 	"def redraw(model, params):\n"
 	"    named = list(model.named_parameters()) + list(model.named_buffers())\n"
 	"    decl = declared(params)\n"
@@ -418,6 +430,8 @@ static const char bootstrap[] =
 	"        torch.manual_seed(PARAM_SEED)\n"
 	"        import json\n"
 	"        model = obj(*[tuple(a) if isinstance(a, list) else a for a in json.loads(init)])\n"
+	"        global OWN_PARAMS\n"
+	"        OWN_PARAMS = own_params(model)\n"
 	"        redraw(model, params)\n"
 	/* its parameters and buffers where the inputs are: a module is built
 	 * on the cpu (KernelBench's harness moves it with .cuda() too) */
@@ -619,6 +633,22 @@ fail:
 	return NULL;
 }
 
+/* Keeps a copy of the bootstrap's OWN_PARAMS (a module's floating
+ * parameters and buffers as built, "name:D0xD1:dtype;..."), when it set
+ * one, for ENTRY_params. */
+static void own_params_keep(py_object *globals)
+{
+	py_object *v = A.py.PyDict_GetItemString(globals, "OWN_PARAMS"); /* borrowed */
+	py_ssize len = 0;
+	const char *text = v ? A.py.PyUnicode_AsUTF8AndSize(v, &len) : NULL;
+	if (!text) {
+		A.py.PyErr_Clear();
+		return;
+	}
+	if ((A.own_params = malloc((size_t)len + 1)))
+		memcpy(A.own_params, text, (size_t)len + 1);
+}
+
 /* Runs the bootstrap, then nodus_load; keeps the call function. */
 static int load_module(char *msg, size_t size)
 {
@@ -656,6 +686,7 @@ static int load_module(char *msg, size_t size)
 			      p->PyUnicode_FromString(NODUS_PY_EXT_DIR)};
 	if (!load || !(args = tuple_of(largs, 10)) || !(A.call = p->PyObject_CallObject(load, args)))
 		goto out;
+	own_params_keep(globals);
 	rc = 0;
 out:
 	if (rc)
@@ -846,6 +877,18 @@ int NODUS__CAT(NODUS_PY_ENTRY, _deferred)(nodus_deferred_copy *d, int max)
 	memcpy(d, A.pend, (size_t)n * sizeof(*d));
 	A.taken = 1;
 	return n;
+}
+
+/* A module solution's floating parameters and buffers as its constructor
+ * made them (before the redraw, which changes values only), in torch's
+ * order (named_parameters(), then named_buffers()), as python.params
+ * writes them: "name:D0xD1:dtype" joined by ';' ("" for none). NULL before
+ * ENTRY_load succeeded and for a destination-passing solution. The audit
+ * compares it with a reference's declaration (docs/audit.md, "params");
+ * the string is the adapter's, valid for the life of the process. */
+const char *NODUS__CAT(NODUS_PY_ENTRY, _params)(void)
+{
+	return A.loaded ? A.own_params : NULL;
 }
 
 /* The exception of the last failed call (solution.h, ENTRY_error). */

@@ -54,6 +54,7 @@
 #include "run/build.h"
 #include "run/protocol.h"
 #include "run/python.h"
+#include "spec/jsonpos.h"
 
 #define AUDIT_SEED 0x61756469ULL /* "audi": any fixed seed; the audit is deterministic */
 #define AUDIT_WORKSPACE_BYTES ((size_t)4 << 20)
@@ -379,6 +380,40 @@ static void checks_mutations(struct ref_run *r)
 	}
 }
 
+/* "params": a python module reference that declares its parameters
+ * (python.params) has, once built, exactly the declared floating
+ * parameters and buffers, with their names, shapes and dtypes, in torch's
+ * order (the adapter's ENTRY_params, read before any call). The finding's
+ * "path" is the declared entry involved, which the parent locates in the
+ * solution's file. Without a declaration nothing is checked: the adapter
+ * redraws by position. */
+static void check_params(struct ref_run *r, const nodus_solution *s, void *dl)
+{
+	if (s->language != NODUS_LANG_PYTHON || s->py_style != NODUS_PY_MODULE || !s->py_params[0])
+		return;
+	char name[NODUS_NAME_MAX + 8], detail[480], path[64] = "$.python.params";
+	const char *(*own)(void) = NULL;
+	snprintf(name, sizeof(name), "%s_params", s->entry);
+	*(void **)&own = dlsym(dl, name);
+	const char *text = own ? own() : NULL;
+	int index = -1, n = 0;
+	if (!text)
+		snprintf(detail, sizeof(detail), "the adapter does not say what the module has "
+			 "(%s_params)", s->entry);
+	else
+		n = nodus__py_params_module_diff(s->py_params, text, detail, sizeof(detail),
+						 &index);
+	if (index >= 0)
+		snprintf(path, sizeof(path), "$.python.params[%d]", index);
+	if (text && !n)
+		finding(r->findings, "params", 1, "the module has the declared tensors");
+	else
+		finding(r->findings, "params", 0, "%d difference(s) from the declaration: %s%s",
+			n ? n : 1, detail, n > 3 ? "; ..." : "");
+	json_t *f = json_array_get(r->findings, json_array_size(r->findings) - 1);
+	json_object_set_new(f, "path", json_string(path));
+}
+
 /* Restricts this process, before the reference is loaded, to reading its
  * object and the system's libraries: what its constructors may do. */
 static int confine_loading(const char *so_path, char *why, size_t size)
@@ -561,6 +596,7 @@ static json_t *child_audit(const nodus_campaign *c, const nodus_workload *w,
 		return res;
 	}
 	nodus_sandbox_state_release(&sb);
+	check_params(&r, s, dl);
 	memcpy(&r.entry, &sym, sizeof(sym));
 	snprintf(load_name, sizeof(load_name), "%s_error", s->entry);
 	*(void **)&r.error = dlsym(dl, load_name);
@@ -766,10 +802,20 @@ out:
 /* Builds the reference here, confined, and calls it in the sandbox. A
  * cuda reference is built only once a probe (the audit process with
  * object "-") has opened the backend: without a GPU or nvcc the run
- * checks are skipped, as they always were, not failed. */
+ * checks are skipped, as they always were, not failed. A Triton reference
+ * is not called at all, and the line says why. */
 static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const nodus_solution *s,
 			 const nodus_audit_opts *o)
 {
+	/* a Triton module's kernels come from the run's warm step, per
+	 * workload shape, and are loaded by calls before lockdown (the
+	 * worker's prelock): the audit process has neither, and its first
+	 * call would fail for nodus's reason, not the reference's */
+	if (nodus_build_uses_triton(s))
+		return json_pack("{s:s}", "run",
+				 "skipped: a Triton reference (its module names triton) is not "
+				 "called by the audit, which does not run the warm step that compiles "
+				 "its kernels for the workload's shapes (docs/audit.md)");
 	if (s->backend == NODUS_BACKEND_CUDA) {
 		json_t *probe = call_in_sandbox(c, w, s, "-", o);
 		const char *how = json_string_value(json_object_get(probe, "run"));
@@ -789,6 +835,31 @@ static json_t *run_child(const nodus_campaign *c, const nodus_workload *w, const
 }
 
 /* ---- the parent: items, waivers, verdicts ---- */
+
+/* A finding with a "path" (the params check's: the first declared entry
+ * involved) gets that place in the solution's file in front of its
+ * detail, "s.json:5:9: ", as a fault of `nodus check` has it (the audit
+ * process cannot read the file: Landlock); without the file or the path
+ * in it, the file's name alone. */
+static void locate_finding(json_t *f, const nodus_solution *s)
+{
+	const char *path = json_string_value(json_object_get(f, "path"));
+	const char *detail = json_string_value(json_object_get(f, "detail"));
+	if (!path || !detail)
+		return;
+	nodus_buf text = NODUS_BUF_INIT;
+	nodus__jsonpos *pos = NULL;
+	int line = 0, column = 0;
+	if (s->file[0] && nodus_buf_read_file(&text, s->file) == 0 &&
+	    nodus__jsonpos_build(text.data, text.len, &pos) == 0)
+		nodus__jsonpos_find(pos, path, 0, &line, &column);
+	nodus__jsonpos_free(pos);
+	nodus_buf_release(&text);
+	json_t *located = line ? json_sprintf("%s:%d:%d: %s", s->file, line, column, detail)
+			       : json_sprintf("%s: %s", s->file[0] ? s->file : s->name, detail);
+	if (located)
+		json_object_set_new(f, "detail", located);
+}
 
 static const nodus_waiver *waiver_for(const nodus_campaign *c, const char *task,
 				      const char *workload, const char *check)
@@ -837,7 +908,12 @@ int nodus_audit_campaign(const nodus_campaign *c, const nodus_audit_opts *o, jso
 		json_t *more = json_object_get(run, "findings");
 		size_t k;
 		json_t *f;
-		json_array_foreach(more, k, f) json_array_append(findings, f);
+		json_array_foreach(more, k, f)
+		{
+			if (!json_is_true(json_object_get(f, "passed")))
+				locate_finding(f, s);
+			json_array_append(findings, f);
+		}
 		const char *how = json_string_value(json_object_get(run, "run"));
 		int bad = how && strncmp(how, "failed", 6) == 0;
 		json_array_foreach(findings, k, f)

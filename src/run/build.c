@@ -1138,17 +1138,22 @@ static void warm_env(struct build *b, const char *stage, const char **env)
 	env[n] = NULL;
 }
 
+int nodus_build_uses_triton(const nodus_solution *s)
+{
+	if (s->language != NODUS_LANG_PYTHON || s->backend != NODUS_BACKEND_CUDA)
+		return 0;
+	char src[PATH_MAX + NODUS_NAME_MAX + 8];
+	snprintf(src, sizeof(src), "%s/%s", s->dir[0] ? s->dir : ".", s->sources[0]);
+	return source_names(src, "triton");
+}
+
 int nodus_build_warm(const nodus_solution *s, const nodus_build_opts *o,
 		     const nodus_build_result *built, const char *calls_json,
 		     nodus_build_result *res, nodus_error *err)
 {
 	memset(res, 0, sizeof(*res));
 	res->ok = 1;
-	if (s->language != NODUS_LANG_PYTHON || s->backend != NODUS_BACKEND_CUDA || !built->ok)
-		return 0;
-	char src[PATH_MAX + NODUS_NAME_MAX + 8];
-	snprintf(src, sizeof(src), "%s/%s", s->dir[0] ? s->dir : ".", s->sources[0]);
-	if (!source_names(src, "triton"))
+	if (!built->ok || !nodus_build_uses_triton(s))
 		return 0;
 	const nodus_python_info *py = NULL;
 	int rc = nodus__python_probe(o->python, &py, err);

@@ -73,6 +73,11 @@ int nodus_build_warm(const nodus_solution *s, const nodus_build_opts *opts,
 		     const nodus_build_result *built, const char *calls_json,
 		     nodus_build_result *res, nodus_error *err);
 
+/* 1 for a python solution on cuda whose module names triton (its source
+ * holds the word, as the adapter decides): the solutions nodus_build_warm
+ * warms; 0 for any other, or when the source cannot be read. */
+int nodus_build_uses_triton(const nodus_solution *s);
+
 /* The compiler's version line for a backend ("cc (Debian 12.2.0) ..."),
  * cached after the first call; "" when the compiler cannot be run. */
 const char *nodus_build_compiler_version(int backend);

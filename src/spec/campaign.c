@@ -250,6 +250,52 @@ static int pair_solution(nodus__vctx *v, const nodus_campaign *c, const json_t *
 	return s;
 }
 
+/* What a solution declares of its module's parameters: python.params, ""
+ * for none (a native or destination-passing solution has none). */
+static const char *declared_params(const nodus_solution *s)
+{
+	return s->language == NODUS_LANG_PYTHON && s->py_style == NODUS_PY_MODULE ? s->py_params
+										   : "";
+}
+
+/* A pair's two sides declare the same python.params, entry for entry
+ * (params.c): the adapter draws a declared tensor from its name and shape
+ * and matches a module's own tensors against the declared list in its
+ * order, so any other difference gives the two sides different values and
+ * an honest candidate INCORRECT_NUMERICAL; no declaration at all redraws
+ * by position, which agrees with no declaration but none. */
+static void pair_params(nodus__vctx *v, const nodus_campaign *c, const nodus_pair_spec *ps)
+{
+	const nodus_solution *cs = &c->solutions[ps->candidate], *rs = &c->solutions[ps->reference];
+	const char *cd = declared_params(cs), *rd = declared_params(rs);
+	if (strcmp(cd, rd) == 0)
+		return;
+	nodus_py_param *e = NULL;
+	int nc = nodus__py_params_split(cd, &e);
+	free(e);
+	int nr = nodus__py_params_split(rd, &e);
+	free(e);
+	if (!*cd || !*rd) {
+		nodus__v_err(v, 0,
+			     "expected candidate \"%s\" (%s) and reference \"%s\" (%s) to "
+			     "declare the same python.params, got %d tensor(s) declared by the %s "
+			     "and none by the %s: the declared side's parameters are drawn by "
+			     "name, the other's by position, and never agree",
+			     cs->name, cs->file, rs->name, rs->file, *cd ? nc : nr,
+			     *cd ? "candidate" : "reference", *cd ? "reference" : "candidate");
+		return;
+	}
+	char detail[1024];
+	int index;
+	int n = nodus__py_params_pair_diff(cd, rd, detail, sizeof(detail), &index);
+	nodus__v_err(v, 0,
+		     "expected candidate \"%s\" (%s) to declare the python.params of its "
+		     "reference \"%s\" (%s), entry for entry, got %d difference(s) (the "
+		     "candidate declares %d tensor(s), the reference %d): %s%s",
+		     cs->name, cs->file, rs->name, rs->file, n, nc, nr, detail,
+		     n > 3 ? "; ..." : "");
+}
+
 static void pair_one(nodus__vctx *v, const json_t *p, nodus_campaign *c)
 {
 	static const nodus__vfield f[] = {
@@ -287,6 +333,7 @@ static void pair_one(nodus__vctx *v, const json_t *p, nodus_campaign *c)
 		return;
 	snprintf(ps.id, sizeof(ps.id), "%s/%s/%s", c->workloads[ps.workload].name,
 		 c->solutions[ps.candidate].name, c->solutions[ps.reference].name);
+	pair_params(v, c, &ps);
 	c->pairs[c->n_pairs++] = ps;
 }
 

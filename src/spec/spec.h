@@ -287,6 +287,37 @@ void nodus_task_release(nodus_task *t);
 void nodus_workload_release(nodus_workload *w);
 void nodus_solution_release(nodus_solution *s);
 
+/* ---- python.params as text (params.c) ---- */
+
+/* One entry of python.params as the adapter gets it, "name:D0xD1:dtype". */
+typedef struct nodus_py_param {
+	char name[256];             /* a torch name ("fc.weight") */
+	char dims[160];             /* the sizes joined by 'x' ("32x24"; "" for a scalar) */
+	char dtype[16];             /* "float32", "float64", "float16", "bfloat16" (or torch's) */
+} nodus_py_param;
+
+/* Splits a python.params text into *out (returned, freed with free();
+ * NULL for none). Returns the number of entries, or -1 out of memory. */
+int nodus__py_params_split(const char *text, nodus_py_param **out);
+
+/* Writes "fc.weight [32, 24] float32" into buf. */
+void nodus__py_param_describe(const nodus_py_param *e, char *buf, size_t size);
+
+/* A candidate's declaration against its reference's: they agree only
+ * entry for entry (docs/formats.md, "python"). Returns 0, or the number
+ * of differences with the first three in detail (size bytes) and *index,
+ * the first entry that differs. */
+int nodus__py_params_pair_diff(const char *candidate, const char *reference, char *detail,
+			       size_t size, int *index);
+
+/* A module's own floating tensors (own, the adapter's ENTRY_params)
+ * against its declaration: the same names, shapes and dtypes, in torch's
+ * order (docs/audit.md, "params"). Returns 0, or the number of
+ * differences, described as above; *index is the first declared entry
+ * involved, -1 when only undeclared tensors differ. */
+int nodus__py_params_module_diff(const char *declared, const char *own, char *detail,
+				 size_t size, int *index);
+
 /* Loads a campaign file and every file it names; 0 or NODUS_EINVAL/EIO with
  * every fault in diags. *out is NULL on failure. */
 int nodus_campaign_load(const char *path, nodus_campaign **out, nodus_diags *diags);

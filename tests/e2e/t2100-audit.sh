@@ -4,7 +4,7 @@
 # declared as ones/zeros, a reference with a dead input, and a reference
 # whose output is below atol; it passes every bundled suite; `nodus plan`
 # refuses an audited-bad task and seals it with a waiver, recorded in the
-# plan.
+# plan; a Triton reference's calls are skipped, saying why.
 set -u
 : "${NODUS:?}" "${NODUS_SRC:?}"
 fails=0
@@ -123,6 +123,14 @@ edit affine.json 'd["audit"]["waive"][0]["task"] = "nope"'
 "$NODUS" audit affine.json >"$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "a waiver for an unknown task should exit 2"
 grep -q 'audit.waive\[0\].task: expected a task of the campaign' "$tmp/out" || fail "waiver fault: $(cat "$tmp/out")"
+# a Triton reference is not called, and the line says why (on any machine:
+# without a GPU that reason comes before "no cuda backend")
+cp -r "$NODUS_SRC/suites" "$tmp/suites"
+edit "$tmp/suites/torch-cuda/campaign.json" 'd["pairs"] = [{"workload": "vector_scale_16m", "candidate": "vector_scale_torch", "reference": "vector_scale_triton"}]'
+"$NODUS" audit "$tmp/suites/torch-cuda/campaign.json" --cache "$tmp/cache" >"$tmp/out" 2>&1 ||
+	fail "audit of a Triton reference: $(cat "$tmp/out")"
+grep -qF "reference vector_scale_triton; calls: skipped: a Triton reference (its module names triton) is not called by the audit" "$tmp/out" ||
+	fail "the audit of a Triton reference does not say why it is not called: $(cat "$tmp/out")"
 "$NODUS" audit --help | grep -q "usage: nodus audit" || fail "audit --help"
 echo "t2100: $fails failures"
 exit $((fails > 0))

@@ -3,7 +3,8 @@
  * test-spec.c: unit tests of src/spec/: the solution content hash, the
  * line:column and JSON path of faults, that every fault of a file is
  * reported, the position index on its own, the judge defaults, campaign
- * loading of the mini fixture, canonical JSON and the dtype table.
+ * loading of the mini fixture, canonical JSON, the dtype table and
+ * python.params as text (params.c).
  * ------------------------------------------------------------------------ */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -383,6 +384,55 @@ static void test_describe_bounds(void **state)
 	json_decref(j);
 }
 
+/* python.params as text (params.c): a scalar's empty sizes survive the
+ * split; a pair agrees only entry for entry; a module differs from its
+ * declaration by what is missing, changed, undeclared, then by order. */
+static void test_py_params(void **state)
+{
+	(void)state;
+	nodus_py_param *e = NULL;
+	char detail[512], what[128];
+	int index;
+	assert_int_equal(nodus__py_params_split("", &e), 0);
+	assert_null(e);
+	assert_int_equal(nodus__py_params_split("fc.weight:32x24:float32;t::float64", &e), 2);
+	assert_string_equal(e[0].name, "fc.weight");
+	assert_string_equal(e[0].dims, "32x24");
+	assert_string_equal(e[1].dims, "");
+	assert_string_equal(e[1].dtype, "float64");
+	nodus__py_param_describe(&e[0], what, sizeof(what));
+	assert_string_equal(what, "fc.weight [32, 24] float32");
+	nodus__py_param_describe(&e[1], what, sizeof(what));
+	assert_string_equal(what, "t [] float64");
+	free(e);
+
+	const char *ref = "a:8:float32;b:8:float32";
+	assert_int_equal(nodus__py_params_pair_diff(ref, ref, detail, sizeof(detail), &index), 0);
+	assert_int_equal(nodus__py_params_pair_diff("b:8:float32;a:8:float32", ref, detail,
+						    sizeof(detail), &index), 2);
+	assert_int_equal(index, 0);
+	assert_int_equal(nodus__py_params_pair_diff("a:8:float32", ref, detail, sizeof(detail),
+						    &index), 1);
+	assert_int_equal(index, 1);
+	assert_string_equal(detail, "$.python.params[1] b [8] float32 is the reference's only");
+
+	assert_int_equal(nodus__py_params_module_diff(ref, ref, detail, sizeof(detail), &index), 0);
+	assert_int_equal(nodus__py_params_module_diff(ref, "a:8:float32;b:4:float32;c:8:float16",
+						      detail, sizeof(detail), &index), 2);
+	assert_int_equal(index, 1);
+	assert_string_equal(detail, "$.python.params[1] b [8] float32 is declared, the module has "
+				    "b [4] float32; the module's c [8] float16 is not declared");
+	/* the same tensors in another order: the first place they differ */
+	assert_int_equal(nodus__py_params_module_diff(ref, "b:8:float32;a:8:float32", detail,
+						      sizeof(detail), &index), 1);
+	assert_int_equal(index, 0);
+	assert_string_equal(detail, "$.python.params[0] a [8] float32 is declared where torch's "
+				    "order has b");
+	assert_int_equal(nodus__py_params_module_diff(ref, "a:8:float32", detail, sizeof(detail),
+						      &index), 1);
+	assert_int_equal(index, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_retry_on),
 		cmocka_unit_test(test_canonical_and_dtypes),
 		cmocka_unit_test(test_describe_bounds),
+		cmocka_unit_test(test_py_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
