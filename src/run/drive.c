@@ -262,11 +262,14 @@ static int drive_size(struct drive *d)
 	return DRIVE_OK;
 }
 
-/* One batch of a side (a warm-up batch when k < 0); *t gets the times. */
-static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
+/* One batch of a side (an untimed one when k < 0, of `calls` calls, 0
+ * the whole batch); *t gets the times. */
+static int drive_batch_of(struct drive *d, int role, int64_t k, int calls, nodus_msg_batch *t)
 {
 	struct attempt *a = d->a;
 	nodus_msg_cmd c = drive_cmd(k < 0 ? 'w' : 'b');
+	if (k < 0)
+		c.batch = calls;
 	if (k >= 0) {
 		c.sample = k;
 		nodus_timed_plan_sample(&a->timed, k, &c.window, &c.perturbation);
@@ -305,6 +308,11 @@ static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
 		return drive_fault(d, role, DRIVE_STOPPED);
 	}
 	return DRIVE_OK;
+}
+
+static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
+{
+	return drive_batch_of(d, role, k, 0, t);
 }
 
 /* Warm-up: batches of both sides in turn, at least warmup_calls each and
@@ -395,8 +403,10 @@ static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
  * about 20% faster then (median 126 against 155 us, bench/results/h200/
  * torch-47), which spread its rounds until they were labelled falsely.
  * Where a round would start with the side that ended the one before, one
- * untimed batch of the other side (a 'w', like the warm-up's) comes
- * first. */
+ * untimed call of the other side (a 'w' of one call) comes first: the
+ * other process runs in between, at the cost of one call, not a batch
+ * (a whole batch of a slow candidate's cost the campaign 2.3 of its 43 s,
+ * bench/results/h200/ab-50). */
 static int drive_rounds(struct drive *d)
 {
 	struct run_ctx *x = d->x;
@@ -409,7 +419,7 @@ static int drive_rounds(struct drive *d)
 		int first = cand_first ? NODUS_ROLE_CANDIDATE : NODUS_ROLE_REFERENCE;
 		if (first == last) {
 			nodus_msg_batch t;
-			int end = drive_batch(d, 1 - first, -1, &t);
+			int end = drive_batch_of(d, 1 - first, -1, 1, &t);
 			if (end)
 				return end;
 			separators++;

@@ -103,7 +103,8 @@ typedef struct nodus_msg_cmd {
 	uint64_t perturbation;      /* 'b': the sample's perturbation: any value, so
 				     * a checked sample's is told from no other's */
 	int64_t sample;             /* 'b': k */
-	int32_t batch;              /* 'z': calls per timed batch; 'c': the CPU, -1 any */
+	int32_t batch;              /* 'z': calls per timed batch; 'c': the CPU, -1 any;
+				     * 'w': at most this many calls, 0: the whole batch */
 	int32_t pad2;
 } nodus_msg_cmd;
 

@@ -1261,7 +1261,9 @@ static int measure_timing(struct worker *w, struct solution_handle *sol, int rol
 			break;
 		}
 		if (cmd.op == 'w') {
-			rc = warm_batch(w, &ts, sol, role, batch, &st, err);
+			/* a separator between rounds asks for fewer calls (drive.c) */
+			int calls = cmd.batch > 0 && cmd.batch < batch ? cmd.batch : batch;
+			rc = warm_batch(w, &ts, sol, role, calls, &st, err);
 		} else if (cmd.op == 'b') {
 			rc = timed_batch(w, &ts, sol, role, &cmd, batch, flush, copy_base, h.scratch,
 					 &st, err);
