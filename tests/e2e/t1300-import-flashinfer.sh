@@ -92,5 +92,14 @@ mkdir -p "$tmp/empty"
 "$NODUS" import flashinfer "$tmp/empty" -o "$tmp/none" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "nothing to import" "$tmp/err" && [ ! -e "$tmp/none" ] ||
 	fail "3.3 an empty dataset: $(cat "$tmp/err")"
+# 4. on cuda the judge declares the offset between two processes
+# (docs/statistics.md, "Between processes"); on the cpu it declares none
+"$NODUS" import flashinfer "$ds" -o "$tmp/cuda" >/dev/null 2>&1
+python3 - "$tmp/cuda/campaign.json" "$out/campaign.json" <<'PY' || fail "4 process_sd"
+import json, sys
+cuda, cpu = (json.load(open(p))["judge"] for p in sys.argv[1:3])
+assert cuda.get("process_sd") == 0.03, cuda
+assert "process_sd" not in cpu, cpu
+PY
 [ "$fails" -eq 0 ] && echo "t1300: the FlashInfer-Bench fixture imported, what is left out said"
 test_exit
