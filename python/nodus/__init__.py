@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+"""nodus from Python: rewards from nodus results (``reward``, ``Policy``) and a local mode
+that drives the nodus CLI (``nodus.local.evaluate``). Pure Python, standard library only."""
+
+from . import local
+from .local import NodusCLIError
+from .result import FAILURES, LABELS, MISSING, NO_VERDICT, STATUSES, Result, results_from_report
+from .reward import Policy, PolicyError, as_result, log_lower_bound, reward
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FAILURES", "LABELS", "MISSING", "NO_VERDICT", "STATUSES", "Result", "results_from_report",
+    "Policy", "PolicyError", "as_result", "log_lower_bound", "reward", "local", "NodusCLIError",
+]
