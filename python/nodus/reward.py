@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Union
 
-from .result import FAILURES, LABELS, MISSING, STATUSES, Result
+from .result import FAILURES, MISSING, STATUSES, Result
 
 Value = Union[float, int, Callable[[Result], float]]
 
