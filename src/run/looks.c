@@ -154,6 +154,23 @@ static int first_look_for(const nodus_judge *j, struct attempt *a, int max)
 	return first;
 }
 
+/* With process_sd, 1 when no speedup inside the rounds' own interval
+ * (rounds, on the ratio scale) could be labelled however many rounds
+ * followed: each would keep at least the process term, z sd on the log
+ * scale, on either side, so TIED needs z sd within the band and FASTER or
+ * SLOWER a speedup more than z sd beyond a margin. Stopping then is never
+ * a wrong label (AMBIGUOUS claims nothing), and an A/A pair of host-bound
+ * torch calls no longer takes every round of its schedule for nothing. */
+static int undecidable(const nodus_interval *rounds, double sd, double conf, double delta)
+{
+	double zs = nodus_stats_normal_quantile(0.5 + conf / 2.0) * sd;
+	double band = log1p(delta);
+	if (!(zs > band)) /* TIED still possible */
+		return 0;
+	double lo = log(rounds->lo), hi = log(rounds->hi);
+	return hi <= band + zs && lo >= -band - zs;
+}
+
 /* Decides after a round: 'c' continue or 's' stop (label decided or last
  * round). Looks at the first look (min_rounds, or later for min_timed_s),
  * every look_every after, and at the most rounds of the attempt's
@@ -188,5 +205,10 @@ char decide_after_round(struct run_ctx *x, struct attempt *a)
 	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
 	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= max)
 		return 's';
+	if (j->process_sd > 0 &&
+	    undecidable(&a->ci_rounds, j->process_sd, conf, tie_margin_for(j, a))) {
+		a->undecidable = 1;
+		return 's';
+	}
 	return 'c';
 }

@@ -65,8 +65,9 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 		if (x->c->judge.process_sd > 0 && a->ci_rounds.estimate > 0)
 			json_object_set_new(
 			    a->detail, "process_sd",
-			    json_pack("{s:f,s:f,s:f}", "sd", x->c->judge.process_sd, "rounds_lo",
-				      a->ci_rounds.lo, "rounds_hi", a->ci_rounds.hi));
+			    json_pack("{s:f,s:f,s:f,s:b}", "sd", x->c->judge.process_sd, "rounds_lo",
+				      a->ci_rounds.lo, "rounds_hi", a->ci_rounds.hi, "undecidable",
+				      a->undecidable));
 		if (x->c->judge.min_timed_s > 0 && a->first_look >= 0)
 			json_object_set_new(a->detail, "first_look", json_integer(a->first_look));
 	}

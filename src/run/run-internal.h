@@ -167,6 +167,7 @@ struct attempt {
 	int isolation_after_ok;
 	nodus_interval ci;
 	nodus_interval ci_rounds;  /* the rounds' own, before process_sd widened it */
+	int undecidable;           /* stopped AMBIGUOUS: process_sd leaves no label reachable */
 	int label;
 	double device_s, compile_s, validation_s;
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */

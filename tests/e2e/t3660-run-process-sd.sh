@@ -9,7 +9,11 @@
 # and its label is the label rule applied to the widened interval with the
 # record's tie margin. Without the field the plan's judge has no
 # process_sd (plans sealed before it existed still load) and records have
-# no detail.process_sd. Nothing here reads the machine's speed.
+# no detail.process_sd. With a process_sd so large (0.5) that no speedup
+# within a record's rounds interval could be labelled, the pair stops
+# AMBIGUOUS at that look (detail.process_sd.undecidable), and only then:
+# the rule is checked on every record against its own rounds interval, at
+# the look's confidence. Nothing here reads the machine's speed.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -20,14 +24,16 @@ small_campaign "$tmp/suites" vector >/dev/null
 relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
 campaign="$tmp/suites/cpu/campaign.json"
 set_judge "$campaign" timeout_s 900
-for case in plain sd; do
+for case in plain sd wide; do
 	[ "$case" = sd ] && set_judge "$campaign" process_sd 0.05
+	[ "$case" = wide ] && set_judge "$campaign" process_sd 0.5
 	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
 		fail "$case: run exited $?"
 done
-python3 - "$tmp/plan-plain.json" "$tmp/plan-sd.json" "$tmp/plain.db" "$tmp/sd.db" <<'PY' ||
-import json, math, sqlite3, sys
+python3 - "$tmp/plan-plain.json" "$tmp/plan-sd.json" "$tmp/plain.db" "$tmp/sd.db" \
+	"$tmp/plan-wide.json" "$tmp/wide.db" <<'PY' ||
+import json, math, sqlite3, statistics, sys
 plain_plan, sd_plan = (json.load(open(p)) for p in sys.argv[1:3])
 bad = 0
 def check(ok, what):
@@ -77,6 +83,31 @@ for path, widened in ((sys.argv[3], False), (sys.argv[4], True)):
         check(lab == want, f"{pid}: label {lab}, the rule on the widened interval gives {want}")
     if widened:
         check(n >= 3, f"only {n} OK records with an interval under process_sd")
+
+# process_sd 0.5: stopped AMBIGUOUS exactly when no speedup in the rounds'
+# interval could be labelled at the look's confidence
+wide = json.load(open(sys.argv[5]))["judge"]
+db = sqlite3.connect(sys.argv[6])
+stopped = 0
+for pid, status, lab, rounds, detail in db.execute(
+        "SELECT pair_id, status, label, rounds, detail_json FROM records WHERE final = 1"):
+    d = json.loads(detail or "{}")
+    ps = d.get("process_sd")
+    if status != "OK" or not ps:
+        continue
+    first, most, every = wide["min_rounds"], d["max_rounds"], wide["look_every"]
+    looks = len(set(range(first, most + 1, every)) | {most})
+    conf = 1 - (1 - wide["confidence"]) / looks
+    zs = statistics.NormalDist().inv_cdf(0.5 + conf / 2) * 0.5
+    band = math.log1p(d["tie_margin"])
+    rule = zs > band and math.log(ps["rounds_hi"]) <= band + zs and math.log(ps["rounds_lo"]) >= -band - zs
+    if ps["undecidable"]:
+        stopped += 1
+        check(lab == "AMBIGUOUS" and rule, f"{pid}: undecidable with label {lab}, rule {rule}, {ps}")
+        check(rounds < most, f"{pid}: undecidable only at its last round {rounds}")
+    elif lab == "AMBIGUOUS":
+        check(rounds >= most or not rule, f"{pid}: AMBIGUOUS at round {rounds} of {most}, undecidable by the rule, not stopped")
+check(stopped >= 2, f"only {stopped} records stopped as undecidable under process_sd 0.5")
 sys.exit(1 if bad else 0)
 PY
 	fails=$((fails + 1))
