@@ -405,7 +405,13 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 	esc(b, sget(plan, "name"));
 	nodus_buf_adds(b, "), baseline <b>");
 	esc(b, base);
-	nodus_buf_adds(b, "</b></p><h2>Labels by pair</h2>");
+	nodus_buf_adds(b, "</b></p>");
+	double psd = num(plan, "process_sd");
+	if (isfinite(psd) && psd > 0)
+		nodus_buf_addf(b, "<p class=\"n\">intervals widened for the offset between two "
+			       "processes: judge process_sd %g (docs/statistics.md, \"Between "
+			       "processes\")</p>", psd);
+	nodus_buf_adds(b, "<h2>Labels by pair</h2>");
 	json_int_t missed_pairs = json_integer_value(json_object_get(rep, "expect_mismatches"));
 	if (missed_pairs > 0)
 		nodus_buf_addf(b, "<p class=\"m\">%" JSON_INTEGER_FORMAT " pair(s) contradict "

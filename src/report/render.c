@@ -78,9 +78,14 @@ static void text_header(const json_t *rep, nodus_buf *b)
 		       json_integer_value(json_object_get(plan, "conditions")),
 		       json_integer_value(json_object_get(plan, "records")));
 	if (num(plan, "price_per_device_hour_usd", &price))
-		nodus_buf_addf(b, "price $%g per device-hour\n\n", price);
+		nodus_buf_addf(b, "price $%g per device-hour\n", price);
 	else
-		nodus_buf_addf(b, "price unknown: %s\n\n", str(plan, "price_reason"));
+		nodus_buf_addf(b, "price unknown: %s\n", str(plan, "price_reason"));
+	double psd;
+	if (num(plan, "process_sd", &psd) && psd > 0)
+		nodus_buf_addf(b, "intervals widened for the offset between two processes: judge "
+			       "process_sd %g (docs/statistics.md, \"Between processes\")\n", psd);
+	nodus_buf_adds(b, "\n");
 }
 
 /* One cell of the pair table: "!" when the outcome contradicts the pair's

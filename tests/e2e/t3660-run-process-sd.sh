@@ -31,6 +31,15 @@ for case in plain sd wide; do
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
 		fail "$case: run exited $?"
 done
+# the report says when intervals were widened, and by what
+"$NODUS" report "$tmp/sd.db" >"$tmp/sd.txt" 2>&1 || fail "report sd: exit $?"
+"$NODUS" report "$tmp/plain.db" >"$tmp/plain.txt" 2>&1 || fail "report plain: exit $?"
+grep -q "intervals widened for the offset between two processes: judge process_sd 0.05" "$tmp/sd.txt" ||
+	fail "the text report does not say process_sd widened the intervals: $(head -4 "$tmp/sd.txt")"
+grep -q "intervals widened" "$tmp/plain.txt" && fail "the text report names a process_sd never declared"
+"$NODUS" report "$tmp/sd.db" --format json 2>/dev/null |
+	python3 -c "import json,sys; assert json.load(sys.stdin)['plan']['process_sd'] == 0.05" ||
+	fail "the JSON report's plan.process_sd is not 0.05"
 python3 - "$tmp/plan-plain.json" "$tmp/plan-sd.json" "$tmp/plain.db" "$tmp/sd.db" \
 	"$tmp/plan-wide.json" "$tmp/wide.db" <<'PY' ||
 import json, math, sqlite3, statistics, sys
