@@ -265,9 +265,15 @@ static void text_cost(const json_t *c, nodus_buf *b)
 			       str(c, "agreeing_per_usd_reason"));
 	if (num(aa, "median_log_half_width", &v))
 		nodus_buf_addf(b, "  A/A noise: median log half-width %.4g over %" JSON_INTEGER_FORMAT
-			       " pairs\n", v, json_integer_value(json_object_get(aa, "with_interval")));
+			       " pairs", v, json_integer_value(json_object_get(aa, "with_interval")));
 	else
-		nodus_buf_adds(b, "  A/A noise: no A/A pair with an interval\n");
+		nodus_buf_adds(b, "  A/A noise: no A/A pair with an interval");
+	if (num(aa, "rms_log_estimate", &v))
+		nodus_buf_addf(b, "; their estimates' rms log %.4g over %" JSON_INTEGER_FORMAT
+			       " (0 is the truth; far above the half-widths: an offset between "
+			       "processes, the judge's process_sd)",
+			       v, json_integer_value(json_object_get(aa, "with_estimate")));
+	nodus_buf_adds(b, "\n");
 }
 
 /* The compared pairs whose baseline has no label, by baseline outcome. */

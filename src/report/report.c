@@ -640,11 +640,16 @@ static int cmp_double(const void *x, const void *y)
 /* Median interval half-width on log scale of A/A pairs (candidate and
  * reference the same solution, or the same code under two names) with a
  * finite interval under condition k. */
+/* Also the root mean square of the A/A pairs' log estimates, whose truth
+ * is 0: where it is well above what their intervals allow, the pairs
+ * carry an offset no round sees, the one between the two sides'
+ * processes (docs/statistics.md, "Between processes"), and the judge's
+ * process_sd should be at least about that. */
 static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 {
 	double *w = malloc(((size_t)it->n + 1) * sizeof(double));
-	int n = 0, aa = 0;
-	double median = NAN;
+	int n = 0, aa = 0, n_est = 0;
+	double median = NAN, sq = 0;
 	for (int i = 0; w && i < it->n; i++) {
 		const struct pair_info *p = &c->pairs[it->pair[i]];
 		if (strcmp(p->candidate, p->reference) != 0 && !p->same_code)
@@ -653,14 +658,19 @@ static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 		const nodus_record *r = final_of(c, it->pair[i], k);
 		if (r && r->ci_lo > 0 && r->ci_hi > 0 && isfinite(r->ci_lo) && isfinite(r->ci_hi))
 			w[n++] = (log(r->ci_hi) - log(r->ci_lo)) / 2.0;
+		if (r && r->speedup > 0 && isfinite(r->speedup)) {
+			sq += log(r->speedup) * log(r->speedup);
+			n_est++;
+		}
 	}
 	if (n > 0) {
 		qsort(w, (size_t)n, sizeof(double), cmp_double);
 		median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2.0;
 	}
 	free(w);
-	return json_pack("{s:i, s:i, s:o}", "aa_pairs", aa, "with_interval", n,
-			 "median_log_half_width", jnum(median));
+	return json_pack("{s:i, s:i, s:o, s:i, s:o}", "aa_pairs", aa, "with_interval", n,
+			 "median_log_half_width", jnum(median), "with_estimate", n_est,
+			 "rms_log_estimate", jnum(n_est ? sqrt(sq / n_est) : NAN));
 }
 
 /* How many pairs have an expect and a final record under k (checked), and

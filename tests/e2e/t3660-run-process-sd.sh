@@ -13,7 +13,9 @@
 # within a record's rounds interval could be labelled, the pair stops
 # AMBIGUOUS at that look (detail.process_sd.undecidable), and only then:
 # the rule is checked on every record against its own rounds interval, at
-# the look's confidence. Nothing here reads the machine's speed.
+# the look's confidence. The report names process_sd where declared, and its
+# aa_noise.rms_log_estimate is the rms of the A/A pairs' log estimates.
+# Nothing here reads the machine's speed.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -40,6 +42,25 @@ grep -q "intervals widened" "$tmp/plain.txt" && fail "the text report names a pr
 "$NODUS" report "$tmp/sd.db" --format json 2>/dev/null |
 	python3 -c "import json,sys; assert json.load(sys.stdin)['plan']['process_sd'] == 0.05" ||
 	fail "the JSON report's plan.process_sd is not 0.05"
+# the A/A pairs' estimates, whose truth is 1: their rms log in the report
+"$NODUS" report "$tmp/plain.db" --format json 2>/dev/null | python3 -c '
+import json, math, sys
+rep = json.load(sys.stdin)
+aa = [p for p in rep["pairs"] if p["candidate"] == p["reference"]]
+seen = 0
+for c in rep["conditions"]:
+    est = [p["speedups"][c["name"]]["estimate"] for p in aa if p["speedups"].get(c["name"])]
+    got = c["aa_noise"]
+    assert got["with_estimate"] == len(est), (got, est)
+    if not est:
+        assert got["rms_log_estimate"] is None, got
+        continue
+    seen += 1
+    want = math.sqrt(sum(math.log(e) ** 2 for e in est) / len(est))
+    assert abs(got["rms_log_estimate"] - want) <= 1e-12 + 1e-6 * want, (got, want)
+assert seen >= 1, "no condition with an A/A estimate"
+' || fail "aa_noise.rms_log_estimate is not the rms of the A/A pairs' log estimates"
+grep -q "their estimates' rms log" "$tmp/plain.txt" || fail "the text report lacks the A/A rms"
 python3 - "$tmp/plan-plain.json" "$tmp/plan-sd.json" "$tmp/plain.db" "$tmp/sd.db" \
 	"$tmp/plan-wide.json" "$tmp/wide.db" <<'PY' ||
 import json, math, sqlite3, statistics, sys
