@@ -22,7 +22,9 @@ static void usage(FILE *f)
 		"usage: nodus calibrate PLAN.json --db DB [--condition NAME] [--cache DIR]\n\n"
 		"Runs only the A/A pairs of the plan (candidate == reference) and prints, per\n"
 		"condition, each A/A interval and the noise floor: the largest relative\n"
-		"half-width max(hi - 1, 1/lo - 1). The tie margin declared in the judge must\n"
+		"half-width max(hi - 1, 1/lo - 1), and the isolated A/A estimates' rms log (their\n"
+		"spread about 1: well above the half-widths, an offset between the two sides'\n"
+		"processes that the judge's process_sd should cover). The tie margin declared in the judge must\n"
 		"exceed the floor of the isolated condition (shared conditions are reported:\n"
 		"their floors say how much sharing blurs labels). Records go into DB like any run's (a later `nodus run --resume`\n"
 		"reuses them). Exit 0 when the tie margin exceeds the floor everywhere, 1 when\n"
@@ -36,6 +38,7 @@ struct floor_ctx {
 	double floor;        /* over the isolated condition's A/A pairs */
 	int n;
 	int not_tied;        /* isolated A/A pairs not TIED */
+	double log_sq;       /* sum of their squared log estimates (truth: 0) */
 	int n_cond;          /* conditions seen */
 	char cond[16][64];   /* their names */
 	double cond_floor[16];
@@ -83,6 +86,7 @@ static int on_record(const nodus_record *r, void *arg)
 		c->floor = fmax(c->floor, half);
 		c->n++;
 		c->not_tied += r->label != NODUS_LABEL_TIED;
+		c->log_sq += log(r->speedup) * log(r->speedup);
 	}
 	printf("  %-56s %-12s %7.4f [%7.4f, %7.4f]  %-9s half-width %.2f%%  %.0f ns\n", r->pair_id,
 	       r->condition, r->speedup, r->ci_lo, r->ci_hi, nodus_label_name(r->label),
@@ -149,6 +153,7 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 	fc.c = plan->campaign;
 	fc.digest = plan->digest;
 	fc.tie_margin = plan->campaign->judge.tie_margin;
+	double plan_process_sd = plan->campaign->judge.process_sd;
 	if (!(rc = nodus_store_open(o.db_path, &store, &err))) {
 		printf("\nA/A calibration (plan %.12s):\n", plan->digest);
 		rc = nodus_store_foreach_record(store, plan->digest, 1, 0, on_record, &fc, &err);
@@ -167,6 +172,13 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx)
 				"condition\n");
 		return NODUS_EXIT_USAGE;
 	}
+	/* each pair's two sides ran in two processes, whose offset no round
+	 * sees (docs/statistics.md, "Between processes"): the estimates'
+	 * spread about 1 shows it where it is well above their intervals */
+	printf("A/A estimates under isolated: rms log %.4f over %d pair(s) (judge process_sd %g; "
+	       "an rms well above the half-widths is an offset between processes that "
+	       "process_sd should cover)\n",
+	       sqrt(fc.log_sq / fc.n), fc.n, plan_process_sd);
 	printf("tie margin %.2f%% against the isolated floor %.2f%%: %s\n", 100 * fc.tie_margin,
 	       100 * fc.floor,
 	       fc.tie_margin > fc.floor && fc.not_tied == 0
