@@ -434,17 +434,20 @@ double nodus_stats_normal_quantile(double p)
 /* Each half-width on the log scale grows in quadrature by z * sd: the
  * interval of a sum of the rounds' error and an independent normal
  * offset with that sd, the offset two processes carry (docs/statistics.md,
- * "Between processes"). */
+ * "Between processes"). A percentile bootstrap's interval need not hold
+ * its estimate (a few skewed rounds): a side the estimate lies beyond
+ * counts as a half-width of 0, so the result still holds the whole input
+ * interval. */
 int nodus_stats_widen_for_processes(const nodus_interval *in, double sd, double conf,
 				    nodus_interval *out)
 {
 	if (!in || !out || !(sd >= 0.0) || !isfinite(sd) || !(conf > 0.0 && conf < 1.0) ||
-	    !(in->estimate > 0.0) || !(in->lo > 0.0) || !(in->hi >= in->estimate) ||
-	    !(in->lo <= in->estimate) || !isfinite(in->hi))
+	    !(in->estimate > 0.0) || !isfinite(in->estimate) || !(in->lo > 0.0) ||
+	    !(in->hi >= in->lo) || !isfinite(in->hi))
 		return -1;
 	double z = nodus_stats_normal_quantile(0.5 + conf / 2.0) * sd;
 	double m = log(in->estimate);
-	double down = m - log(in->lo), up = log(in->hi) - m;
+	double down = fmax(0.0, m - log(in->lo)), up = fmax(0.0, log(in->hi) - m);
 	out->estimate = in->estimate;
 	out->lo = exp(m - sqrt(down * down + z * z));
 	out->hi = exp(m + sqrt(up * up + z * z));

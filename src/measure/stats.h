@@ -46,9 +46,11 @@ double nodus_stats_normal_quantile(double p);
  * two processes: each half-width on the log scale becomes
  * sqrt(h^2 + (z sd)^2), z the normal quantile at (1+conf)/2, sd the
  * offset's standard deviation on the log scale (the judge's process_sd).
- * The estimate is unchanged; sd 0 returns *in. Returns 0, or -1 for sd
- * negative or not finite, conf outside (0, 1), or an interval that is not
- * 0 < lo <= estimate <= hi < inf. */
+ * The estimate is unchanged; a side the estimate lies beyond (a bootstrap
+ * interval need not hold its estimate) counts as a half-width of 0, so the
+ * result holds the whole of *in; with the estimate inside, sd 0 returns
+ * *in. Returns 0, or -1 for sd negative or not finite, conf outside
+ * (0, 1), or not 0 < lo <= hi < inf and 0 < estimate < inf. */
 int nodus_stats_widen_for_processes(const nodus_interval *in, double sd, double conf,
 				    nodus_interval *out);
 

@@ -558,22 +558,27 @@ def test_normal_and_widen():
     for _ in range(300):
         est = math.exp(rng.normal(0, 0.3))
         lo, hi = est * math.exp(-rng.uniform(0, 0.2)), est * math.exp(rng.uniform(0, 0.2))
+        if rng.uniform() < 0.2:  # an estimate beyond its bootstrap interval, either side
+            lo, hi = (lo * 1.3, hi * 1.4) if rng.uniform() < 0.5 else (lo / 1.4, hi / 1.3)
         sd, conf = rng.choice([0.0, 0.005, 0.03, 0.2]), rng.choice([0.95, 0.99, 0.9928571])
         reqs.append({"fn": "widen_for_processes", "estimate": est, "lo": lo, "hi": hi,
                      "sd": sd, "conf": conf})
         z = scipy.stats.norm.ppf(0.5 + conf / 2) * sd
         m = math.log(est)
-        want.append((est, math.exp(m - math.hypot(m - math.log(lo), z)),
-                     math.exp(m + math.hypot(math.log(hi) - m, z))))
+        want.append((est, math.exp(m - math.hypot(max(0.0, m - math.log(lo)), z)),
+                     math.exp(m + math.hypot(max(0.0, math.log(hi) - m), z))))
     for r, w, g in zip(reqs, want, probe(reqs)):
         T.check(g["rc"] == 0 and all(close(g[k], v, 1e-12) for k, v in zip(("estimate", "lo", "hi"), w)),
                 "widen_for_processes(%r): nodus %r, want %r" % (r, g, w))
+        # the widened interval holds the whole input interval
+        T.check(g.get("lo", 0) <= r["lo"] * (1 + 1e-12) and g.get("hi", 0) >= r["hi"] * (1 - 1e-12),
+                "widen_for_processes(%r) lost part of its input: %r" % (r, g))
     # sd 0 is the interval itself; bad arguments are refused
     same = probe([{"fn": "widen_for_processes", "estimate": 1.1, "lo": 1.05, "hi": 1.2, "sd": 0, "conf": 0.95}])[0]
     T.check((same["lo"], same["hi"]) == (1.05, 1.2), "sd 0 moved the interval: %r" % same)
     bad = probe([{"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.9, "hi": 1.1, "sd": -0.1, "conf": 0.95},
                  {"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.9, "hi": 1.1, "sd": 0.1, "conf": 1.0},
-                 {"fn": "widen_for_processes", "estimate": 1.0, "lo": 1.05, "hi": 1.1, "sd": 0.1, "conf": 0.95},
+                 {"fn": "widen_for_processes", "estimate": 1.0, "lo": 1.1, "hi": 1.05, "sd": 0.1, "conf": 0.95},
                  {"fn": "widen_for_processes", "estimate": 1.0, "lo": 0.0, "hi": 1.1, "sd": 0.1, "conf": 0.95}])
     T.check(all(b.get("rc") == -1 for b in bad), "invalid widen arguments accepted: %r" % bad)
 
