@@ -106,4 +106,24 @@ typedef enum nodus_label {
 const char *nodus_label_name(int label);      /* "FASTER"; "NONE" for -1 */
 int nodus_label_from_name(const char *name);  /* -1 if unknown */
 
+/* Verdicts of a binary judge (a condition's judge_preset: another
+ * harness's protocol). They have no interval and are never labels, so a
+ * record has one or the other (docs/judge.md, "Presets"). */
+#define NODUS_VERDICT_MAP(X)                                                \
+	X(BINARY_FASTER, "the preset's ratio is above its threshold")       \
+	X(BINARY_NOT_FASTER, "the preset's ratio is at or below its threshold")
+
+/* NONE is 0, unlike NODUS_LABEL_NONE: a record zeroed by memset has no
+ * verdict, where it would otherwise claim one. */
+typedef enum nodus_verdict {
+	NODUS_VERDICT_NONE = 0,
+#define X(name, msg) NODUS_VERDICT_##name,
+	NODUS_VERDICT_MAP(X)
+#undef X
+	NODUS_VERDICT_COUNT_
+} nodus_verdict;
+
+const char *nodus_verdict_name(int verdict);     /* "BINARY_FASTER"; "NONE" for 0 */
+int nodus_verdict_from_name(const char *name);   /* NODUS_VERDICT_NONE if unknown */
+
 #endif

@@ -93,6 +93,28 @@ int nodus_label_from_name(const char *name)
 	return -1;
 }
 
+static const char *const verdict_names[] = {
+	"NONE",
+#define X(name, msg) #name,
+	NODUS_VERDICT_MAP(X)
+#undef X
+};
+
+const char *nodus_verdict_name(int verdict)
+{
+	if (verdict <= NODUS_VERDICT_NONE || verdict >= NODUS_VERDICT_COUNT_)
+		return "NONE";
+	return verdict_names[verdict];
+}
+
+int nodus_verdict_from_name(const char *name)
+{
+	for (int i = NODUS_VERDICT_NONE + 1; i < NODUS_VERDICT_COUNT_; i++)
+		if (strcmp(verdict_names[i], name) == 0)
+			return i;
+	return NODUS_VERDICT_NONE;
+}
+
 /* ---- buffer ---- */
 
 void nodus_buf_init(nodus_buf *b)

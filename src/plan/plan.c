@@ -176,6 +176,10 @@ static json_t *conditions_json(const nodus_campaign *c)
 		json_object_set_new(o, "active_thread_pct",
 				    cd->active_thread_pct ? json_integer(cd->active_thread_pct)
 							  : json_null());
+		/* only when declared: plans sealed before presets keep their digest */
+		if (cd->judge_preset != NODUS_PRESET_NODUS)
+			json_object_set_new(o, "judge_preset",
+					    json_string(nodus_judge_preset_name(cd->judge_preset)));
 		json_array_append_new(arr, o);
 	}
 	return arr;

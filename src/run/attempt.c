@@ -58,7 +58,7 @@ void attempt_init(struct run_ctx *x, struct attempt *a, const nodus_pair_spec *p
 	a->cand = &x->c->solutions[p->candidate];
 	a->ref = &x->c->solutions[p->reference];
 	a->attempt = n;
-	a->judge = &x->c->judge;
+	a->judge = x->judge;
 	a->status = NODUS_STATUS_OK;
 	a->label = NODUS_LABEL_NONE;
 	a->short_call = -1;
@@ -436,7 +436,7 @@ static void converse(struct run_ctx *x, struct attempt *a, struct worker_proc *w
 			 * on the first pair is stopped after one timeout */
 			while (a->followers_reached < a->n_followers &&
 			       inst >= a->follower_first[a->followers_reached]) {
-				w->deadline_ns += (uint64_t)(x->c->judge.timeout_s * 1e9);
+				w->deadline_ns += (uint64_t)(x->judge->timeout_s * 1e9);
 				a->followers_reached++;
 			}
 			if (side)

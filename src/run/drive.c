@@ -241,7 +241,7 @@ static int drive_size(struct drive *d)
 		call_ns[role] = sz.call_ns > 0 ? sz.call_ns : 1;
 	}
 	int64_t fastest = call_ns[0] < call_ns[1] ? call_ns[0] : call_ns[1];
-	int64_t b = (d->x->c->judge.min_sample_ns + fastest - 1) / fastest;
+	int64_t b = (d->x->judge->min_sample_ns + fastest - 1) / fastest;
 	int64_t most = a->timing_copies < NODUS_MAX_BATCH ? a->timing_copies : NODUS_MAX_BATCH;
 	int batch = (int)(b < 1 ? 1 : b > most ? most : b);
 	if (nodus_timed_plan_sized(&a->timed, batch, a->timing_copies)) {
@@ -321,7 +321,7 @@ static int drive_batch(struct drive *d, int role, int64_t k, nodus_msg_batch *t)
  * 5 s. */
 static int drive_warm_up(struct drive *d)
 {
-	const nodus_judge *j = &d->x->c->judge;
+	const nodus_judge *j = d->x->judge;
 	uint64_t start = nodus_now_ns();
 	int done = 0, last_mhz = 0, stable = 0;
 	nodus_msg_batch t;
@@ -395,6 +395,35 @@ static void nvml_round_snapshot(struct run_ctx *x, struct attempt *a)
 					     "compute_procs", compute, "mps_procs", mps));
 }
 
+/* Keeps the sample of role's timed batch k (round r, seq) and, for the
+ * candidate, makes the check of that batch if one was drawn for it. */
+static int drive_keep(struct drive *d, int role, int64_t k, int r, int seq,
+		      const nodus_msg_batch *t)
+{
+	struct attempt *a = d->a;
+	nodus_sample smp;
+	memset(&smp, 0, sizeof(smp));
+	smp.round = r;
+	smp.seq = seq;
+	smp.role = role;
+	smp.copy = a->timed.next_window;
+	smp.batch = a->timed.batch;
+	smp.ns = t->event_ns / a->timed.batch;
+	smp.host_ns = t->host_ns / a->timed.batch;
+	smp.sm_clock_mhz = t->sm_clock_mhz;
+	/* work the events did not see: honest samples on an H200 showed 6-8
+	 * us of launch and sync overhead */
+	if (t->host_ns - t->event_ns > 50000 && (t->host_ns - t->event_ns) * 10 > t->host_ns)
+		smp.flags |= NODUS_SAMPLE_HOST_GAP;
+	if (push_sample(a, &smp)) {
+		set_status(a, NODUS_STATUS_CRASH, "harness", "out of memory for samples");
+		return DRIVE_STOPPED;
+	}
+	nodus_timed_check *check =
+		role == NODUS_ROLE_CANDIDATE ? nodus_timed_plan_check_at(&a->timed, k) : NULL;
+	return check ? drive_check(d, check) : DRIVE_OK;
+}
+
 /* Rounds of samples_per_round samples until decide_after_round() stops.
  * The order of the two sides is drawn here once per round, and every
  * sample of the round keeps it, so that every timed batch follows a batch
@@ -411,7 +440,7 @@ static int drive_rounds(struct drive *d)
 {
 	struct run_ctx *x = d->x;
 	struct attempt *a = d->a;
-	const nodus_judge *j = &x->c->judge;
+	const nodus_judge *j = x->judge;
 	int spr = j->samples_per_round, most = max_rounds_any(j);
 	int last = NODUS_ROLE_CANDIDATE, separators = 0; /* the warm-up ends with it */
 	for (int r = 0; r < most; r++) {
@@ -433,30 +462,7 @@ static int drive_rounds(struct drive *d)
 				int end = drive_batch(d, role, k, &t);
 				if (end)
 					return end;
-				nodus_sample smp;
-				memset(&smp, 0, sizeof(smp));
-				smp.round = r;
-				smp.seq = s * 2 + turn;
-				smp.role = role;
-				smp.copy = a->timed.next_window;
-				smp.batch = a->timed.batch;
-				smp.ns = t.event_ns / a->timed.batch;
-				smp.host_ns = t.host_ns / a->timed.batch;
-				smp.sm_clock_mhz = t.sm_clock_mhz;
-				/* work the events did not see: honest samples on an
-				 * H200 showed 6-8 us of launch and sync overhead */
-				if (t.host_ns - t.event_ns > 50000 &&
-				    (t.host_ns - t.event_ns) * 10 > t.host_ns)
-					smp.flags |= NODUS_SAMPLE_HOST_GAP;
-				if (push_sample(a, &smp)) {
-					set_status(a, NODUS_STATUS_CRASH, "harness",
-						   "out of memory for samples");
-					return DRIVE_STOPPED;
-				}
-				nodus_timed_check *check = role == NODUS_ROLE_CANDIDATE
-								   ? nodus_timed_plan_check_at(&a->timed, k)
-								   : NULL;
-				if (check && (end = drive_check(d, check)))
+				if ((end = drive_keep(d, role, k, r, s * 2 + turn, &t)))
 					return end;
 			}
 		}
@@ -471,6 +477,47 @@ static int drive_rounds(struct drive *d)
 			break;
 	}
 	json_object_set_new(a->timing, "separator_batches", json_integer(separators));
+	return DRIVE_OK;
+}
+
+/* A preset's schedule (docs/judge.md, "Presets"): the reference's whole
+ * share first, then the candidate's, as KernelBench and FlashInfer-Bench
+ * time one solution after the other; per side timing_trials blocks of
+ * warmup_calls untimed and timed_calls timed calls, a sample being one call
+ * after an L2 flush (the preset's judge). The samples, the checks of timed
+ * calls and the clock cross-check are nodus's own: only the order, the
+ * counts and the statistic are the preset's. */
+static int drive_preset(struct drive *d, const nodus_preset_protocol *pp)
+{
+	struct attempt *a = d->a;
+	nodus_msg_batch t;
+	memset(&t, 0, sizeof(t));
+	for (int turn = 0; turn < 2; turn++) {
+		int role = turn == 0 ? NODUS_ROLE_REFERENCE : NODUS_ROLE_CANDIDATE;
+		if (role == NODUS_ROLE_CANDIDATE) { /* the timer's copies are made */
+			nodus_msg_cmd c = drive_cmd('z');
+			c.batch = a->timed.batch;
+			send_timing_cmd(d->side[NODUS_ROLE_CANDIDATE], &c);
+		}
+		for (int trial = 0; trial < pp->timing_trials; trial++) {
+			int end = pp->warmup_calls > 0
+					  ? drive_batch_of(d, role, -1, pp->warmup_calls, &t)
+					  : DRIVE_OK;
+			for (int i = 0; !end && i < pp->timed_calls; i++) {
+				int64_t k = (int64_t)trial * pp->timed_calls + i;
+				if (!(end = drive_batch(d, role, k, &t)))
+					end = drive_keep(d, role, k, trial, i, &t);
+			}
+			if (end)
+				return end;
+		}
+	}
+	a->rounds = pp->timing_trials;
+	nvml_round_snapshot(d->x, a);
+	if (decide_preset(a, pp)) {
+		set_status(a, NODUS_STATUS_CRASH, "timing", "the preset's samples are incomplete");
+		return DRIVE_STOPPED;
+	}
 	return DRIVE_OK;
 }
 
@@ -508,8 +555,13 @@ int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 	if (!a->timed_plan_ok)
 		set_status(a, NODUS_STATUS_CRASH, "harness",
 			   "no randomness for the timed checks (getrandom failed)");
-	else if (!(end = drive_size(&d)) && !(end = drive_warm_up(&d)))
-		end = drive_rounds(&d);
+	else if (!(end = drive_size(&d))) {
+		nodus_preset_protocol pp;
+		if (nodus_judge_preset_protocol(x->cond->judge_preset, &pp) == 0)
+			end = drive_preset(&d, &pp);
+		else if (!(end = drive_warm_up(&d)))
+			end = drive_rounds(&d);
+	}
 	if (!end) {
 		/* both wait while the isolation after timing is checked */
 		uint64_t waited = timing_over(x, a);

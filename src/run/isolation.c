@@ -104,7 +104,7 @@ int isolation_check(struct run_ctx *x, const char *when, int own_alive, json_t *
 	if (nodus_cpu_busy_cores(ISOLATION_WINDOW_MS, &busy, &err))
 		return 0;
 	json_object_set_new(detail, when, json_pack("{s:f,s:f}", "busy_cores", busy, "threshold",
-						    x->c->judge.isolation_max_busy_cores));
-	*ok = busy <= x->c->judge.isolation_max_busy_cores;
+						    x->judge->isolation_max_busy_cores));
+	*ok = busy <= x->judge->isolation_max_busy_cores;
 	return 0;
 }

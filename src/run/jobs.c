@@ -49,7 +49,7 @@ static unsigned variant_of_trial(const nodus_task *t, const nodus_workload *w, i
 /* Step 3: every seed and instance of the attempt. */
 void choose_instances(struct run_ctx *x, struct attempt *a)
 {
-	const nodus_judge *j = &x->c->judge;
+	const nodus_judge *j = x->judge;
 	uint64_t s = a->stream;
 	for (int t = 0; t < j->trials && a->n_trials < 14; t++)
 		a->trial_ids[a->n_trials++] = add_instance(
@@ -71,6 +71,9 @@ void choose_instances(struct run_ctx *x, struct attempt *a)
 						j->min_sample_ns, j->input_copies);
 	int64_t guaranteed = (int64_t)j->min_rounds * j->samples_per_round;
 	int64_t most = (int64_t)max_rounds_any(j) * j->samples_per_round;
+	nodus_preset_protocol pp; /* a preset takes every sample of its schedule */
+	if (nodus_judge_preset_protocol(x->cond->judge_preset, &pp) == 0)
+		guaranteed = most = (int64_t)pp.timing_trials * pp.timed_calls;
 	a->timed_plan_ok = nodus_timed_plan_init(&a->timed, a->timing_copies, j->recheck_reps,
 						 guaranteed, most) == 0;
 	uint64_t copy0_seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
@@ -98,7 +101,7 @@ static json_t *ids_json(const int *ids, int n)
 json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role)
 {
 	static const char *const names[] = {"oracle", "measure", "timer"};
-	const nodus_judge *j = &x->c->judge;
+	const nodus_judge *j = x->judge;
 	char b1[24], b2[24], b3[24];
 	json_t *inst = json_array();
 	for (int i = 0; role != JOB_TIMER && i < a->n_inst; i++) {

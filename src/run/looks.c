@@ -42,7 +42,7 @@ int push_sample(struct attempt *a, const nodus_sample *smp)
  * sample from moving the round. The round medians are bootstrapped. */
 static int estimate(struct run_ctx *x, struct attempt *a, double conf, nodus_interval *ci)
 {
-	int rounds = a->rounds, spr = x->c->judge.samples_per_round;
+	int rounds = a->rounds, spr = x->judge->samples_per_round;
 	double *pairs = calloc((size_t)spr + 1, sizeof(double));
 	double *medians = calloc((size_t)rounds + 1, sizeof(double));
 	const double **per = calloc((size_t)rounds + 1, sizeof(*per));
@@ -72,7 +72,7 @@ static int estimate(struct run_ctx *x, struct attempt *a, double conf, nodus_int
 		n[used] = 1;
 		used++;
 	}
-	rc = nodus_stats_speedup_bootstrap(per, n, used, conf, x->c->judge.bootstrap_resamples,
+	rc = nodus_stats_speedup_bootstrap(per, n, used, conf, x->judge->bootstrap_resamples,
 					   a->stream ^ 0xb007, ci);
 out:
 	free(pairs);
@@ -177,7 +177,7 @@ static int undecidable(const nodus_interval *rounds, double sd, double conf, dou
  * duration class. */
 char decide_after_round(struct run_ctx *x, struct attempt *a)
 {
-	const nodus_judge *j = &x->c->judge;
+	const nodus_judge *j = x->judge;
 	int r = a->rounds;
 	if (r >= j->min_rounds)
 		short_call(j, a);

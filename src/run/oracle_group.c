@@ -52,7 +52,7 @@ void oracle_group_dissolve(struct attempt *a)
 int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *err)
 {
 	a->n_own = a->n_inst;
-	if (x->c->judge.oracle_group <= 1 || x->group_off || !x->prepared ||
+	if (x->judge->oracle_group <= 1 || x->group_off || !x->prepared ||
 	    (x->no_group && x->no_group[a->pair->reference]))
 		return 0;
 	/* a pair whose own untimed work hides a worker's start-up gains
@@ -63,7 +63,7 @@ int oracle_group_form(struct run_ctx *x, struct attempt *a, nodus_error *err)
 	for (int i = 0; i < a->n_inst; i++)
 		bytes += instance_output_bytes(a, i);
 	for (int k = x->queue_head;
-	     k < x->queue_tail && a->n_followers + 1 < x->c->judge.oracle_group &&
+	     k < x->queue_tail && a->n_followers + 1 < x->judge->oracle_group &&
 	     a->n_followers < (int)NODUS_ARRAY_SIZE(a->follower);
 	     k++) {
 		int q = x->queue[k];

@@ -84,7 +84,7 @@ static const char *const *worker_env(const struct run_ctx *x, int cuda, const ch
 
 static int worker_spawn(struct run_ctx *x, struct worker_proc *w, nodus_error *err)
 {
-	const nodus_judge *j = &x->c->judge;
+	const nodus_judge *j = x->judge;
 	int cuda = x->c->target.backend == NODUS_BACKEND_CUDA;
 	/* a cuda worker confines itself before its driver starts, with the
 	 * cache its objects will come from readable */
@@ -285,7 +285,7 @@ int worker_start(struct run_ctx *x, struct worker_proc *w, json_t *job, nodus_er
 			break; /* rc holds why the cold worker did not take it */
 		}
 		w->started_ns = nodus_now_ns();
-		w->deadline_ns = w->started_ns + (uint64_t)(x->c->judge.timeout_s * 1e9);
+		w->deadline_ns = w->started_ns + (uint64_t)(x->judge->timeout_s * 1e9);
 		rc = nodus_ipc_write(w->child.in_fd, NODUS_MSG_JOB, text, strlen(text));
 		if (rc == 0)
 			break;
@@ -323,7 +323,7 @@ void send_timing_cmd(struct worker_proc *w, const nodus_msg_cmd *c)
  * address-space limit exceeds by that buffer; 0 when unknown. */
 static double peak_rss_fraction(const struct run_ctx *x, const struct worker_proc *w)
 {
-	int64_t limit = x->c->judge.address_space_mb << 20;
+	int64_t limit = x->judge->address_space_mb << 20;
 	int64_t peak = w->child.peak_rss_bytes, base = w->base_rss;
 	if (base >= peak)
 		base = 0; /* a figure we cannot use: judge by the peak alone */

@@ -28,6 +28,7 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 	snprintf(r.guard, sizeof(r.guard), "%s", a->guard);
 	int ok = a->status == NODUS_STATUS_OK;
 	r.label = ok ? a->label : NODUS_LABEL_NONE;
+	r.verdict = ok ? a->verdict : NODUS_VERDICT_NONE; /* a preset's, with no label */
 	r.speedup = ok ? a->ci.estimate : NAN;
 	r.ci_lo = ok ? a->ci.lo : NAN;
 	r.ci_hi = ok ? a->ci.hi : NAN;
@@ -57,18 +58,20 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 	}
 	if (x->cond->kind == NODUS_COND_MPS)
 		json_object_set_new(a->detail, "mps", nodus_mps_describe(&x->mps));
-	if (a->n_samples) {
+	if (a->n_samples && x->cond->judge_preset != NODUS_PRESET_NODUS) {
+		/* detail.preset (verdict.c) says how it was decided; no margin */
+	} else if (a->n_samples) {
 		json_object_set_new(a->detail, "tie_margin",
-				    json_real(tie_margin_for(&x->c->judge, a)));
+				    json_real(tie_margin_for(x->judge, a)));
 		json_object_set_new(a->detail, "max_rounds",
-				    json_integer(max_rounds_for(&x->c->judge, a)));
-		if (x->c->judge.process_sd > 0 && a->ci_rounds.estimate > 0)
+				    json_integer(max_rounds_for(x->judge, a)));
+		if (x->judge->process_sd > 0 && a->ci_rounds.estimate > 0)
 			json_object_set_new(
 			    a->detail, "process_sd",
-			    json_pack("{s:f,s:f,s:f,s:b}", "sd", x->c->judge.process_sd, "rounds_lo",
+			    json_pack("{s:f,s:f,s:f,s:b}", "sd", x->judge->process_sd, "rounds_lo",
 				      a->ci_rounds.lo, "rounds_hi", a->ci_rounds.hi, "undecidable",
 				      a->undecidable));
-		if (x->c->judge.min_timed_s > 0 && a->first_look >= 0)
+		if (x->judge->min_timed_s > 0 && a->first_look >= 0)
 			json_object_set_new(a->detail, "first_look", json_integer(a->first_look));
 	}
 	json_object_set_new(a->phases, "compare_s", json_real(a->compare_s));
@@ -85,6 +88,9 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 			    json_pack("{s:s,s:i,s:i,s:f}", "name", x->cond->name, "kind",
 				      x->cond->kind, "tenants", x->cond->tenants, "duty_cycle",
 				      x->cond->duty_cycle));
+	if (x->cond->judge_preset != NODUS_PRESET_NODUS)
+		json_object_set_new(json_object_get(a->detail, "condition"), "judge_preset",
+				    json_string(nodus_judge_preset_name(x->cond->judge_preset)));
 	json_object_set_new(a->detail, "run",
 			    json_pack("{s:s,s:s}", "id", x->run_id, "host", x->host));
 	char *detail = json_dumps(a->detail, JSON_COMPACT | JSON_SORT_KEYS);

@@ -80,6 +80,10 @@ struct run_ctx {
 	char include_dir[1024];
 	char cache_dir[1024];
 	const nodus_condition *cond;   /* condition being run */
+	/* the judge in force: the campaign's, or as the condition's
+	 * judge_preset sets it (preset_judge), from run_condition on */
+	const nodus_judge *judge;
+	nodus_judge preset_judge;
 	nodus_stressors stress;        /* its stressors, if any */
 	nodus_mps mps;                 /* its MPS daemon (mps condition) */
 	const char *const *worker_env; /* environment of workers, NULL = inherit */
@@ -169,6 +173,7 @@ struct attempt {
 	nodus_interval ci_rounds;  /* the rounds' own, before process_sd widened it */
 	int undecidable;           /* stopped AMBIGUOUS: process_sd leaves no label reachable */
 	int label;
+	int verdict;                   /* a preset's (verdict.c); NODUS_VERDICT_NONE otherwise */
 	double device_s, compile_s, validation_s;
 	json_t *phases;                /* where the attempt's wall time went (detail.phases) */
 	json_t *startup;               /* its workers' start-ups (detail.startup) */
@@ -264,6 +269,11 @@ int max_rounds_any(const nodus_judge *j);
 
 /* Appends one timed sample to the attempt; -1 when out of memory */
 int push_sample(struct attempt *a, const nodus_sample *smp);
+
+/* verdict.c: a preset condition's statistic, ratio (a->ci.estimate, no
+ * bounds) and verdict from the attempt's samples; 0, or -1 when a side has
+ * no samples for a trial. */
+int decide_preset(struct attempt *a, const nodus_preset_protocol *pp);
 
 /* The median time per call of one side's samples (NODUS_ROLE_*), NaN without any */
 double median_of_role(const struct attempt *a, int role);

@@ -40,7 +40,9 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	if (cond->kind == NODUS_COND_REPLAY && x->o->shard_count == 0)
 		return run_replay(x, cond, err);
 	x->cond = cond;
-	const nodus_judge *j = &x->c->judge;
+	nodus_judge_for_preset(&x->c->judge, cond->judge_preset, &x->preset_judge);
+	x->judge = &x->preset_judge;
+	const nodus_judge *j = x->judge;
 	int n = x->c->n_pairs;
 	/* a queue of (pair, next attempt); retries go to the back ("later") */
 	int *queue = malloc(sizeof(int) * (size_t)(n * (j->max_attempts + 1) + 1));
@@ -234,6 +236,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 	if (rc)
 		return rc;
 	x.c = x.plan->campaign;
+	x.judge = &x.c->judge; /* until a condition's preset changes it */
 	if (x.c->target.backend == NODUS_BACKEND_CUDA) {
 		const nodus_backend_ops *ops;
 		rc = nodus_backend_cuda_load(&ops, err);

@@ -36,6 +36,9 @@ static const char *const backend_names[] = {"cpu", "cuda"};
 static const char *const cond_names[] = {"isolated", "cpu-stress", "timeslice",
 					 "mps",      "streams",    "replay"};
 static const char *const load_names[] = {"membw", "compute", "mixed"};
+/* in nodus_judge_preset order */
+static const char *const preset_names[] = {"nodus", "kernelbench", "kernelbench-p",
+					   "flashinfer"};
 
 /* Appends up to 8 names of an array of structs (name first member, stride
  * bytes apart) to b, for "expected one of ..." messages. */
@@ -558,11 +561,12 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 
 static void condition_one(nodus__vctx *v, const json_t *o, int backend, nodus_condition *cd)
 {
-	static const nodus__vfield iso_f[] = {{"name", 1}, {"kind", 1}};
-	static const nodus__vfield replay_f[] = {{"name", 1}, {"kind", 1}, {"tenants", 1}};
-	static const nodus__vfield load_f[] = {{"name", 1},	{"kind", 1},
-					       {"tenants", 1},	{"load", 1},
-					       {"duty_cycle", 0}, {"active_thread_pct", 0}};
+	static const nodus__vfield iso_f[] = {{"name", 1}, {"kind", 1}, {"judge_preset", 0}};
+	static const nodus__vfield replay_f[] = {
+		{"name", 1}, {"kind", 1}, {"tenants", 1}, {"judge_preset", 0}};
+	static const nodus__vfield load_f[] = {
+		{"name", 1}, {"kind", 1},	      {"tenants", 1},	  {"load", 1},
+		{"duty_cycle", 0}, {"active_thread_pct", 0}, {"judge_preset", 0}};
 	memset(cd, 0, sizeof(*cd));
 	if (!nodus__v_object(v, o, "a condition object {\"name\", \"kind\", ...}"))
 		return;
@@ -572,13 +576,23 @@ static void condition_one(nodus__vctx *v, const json_t *o, int backend, nodus_co
 		return;
 	cd->kind = k + 1;
 	if (k < 0)
-		nodus__v_fields(v, o, iso_f, 2);
+		nodus__v_fields(v, o, iso_f, 3);
 	else if (cd->kind == NODUS_COND_ISOLATED)
-		nodus__v_fields(v, o, iso_f, 2);
+		nodus__v_fields(v, o, iso_f, 3);
 	else if (cd->kind == NODUS_COND_REPLAY)
-		nodus__v_fields(v, o, replay_f, 3);
-	else
-		nodus__v_fields(v, o, load_f, cd->kind == NODUS_COND_MPS ? 6 : 5);
+		nodus__v_fields(v, o, replay_f, 4);
+	else if (cd->kind == NODUS_COND_MPS)
+		nodus__v_fields(v, o, load_f, 7);
+	else { /* every field but active_thread_pct */
+		static const nodus__vfield f[] = {{"name", 1},	  {"kind", 1},
+						  {"tenants", 1}, {"load", 1},
+						  {"duty_cycle", 0}, {"judge_preset", 0}};
+		nodus__v_fields(v, o, f, 6);
+	}
+	int preset = 0;
+	if (nodus__v_enum(v, o, "judge_preset", preset_names, NODUS_ARRAY_SIZE(preset_names),
+			  &preset) == 1)
+		cd->judge_preset = preset;
 	int gpu_only = cd->kind == NODUS_COND_TIMESLICE || cd->kind == NODUS_COND_MPS ||
 		       cd->kind == NODUS_COND_STREAMS;
 	if (gpu_only && backend == NODUS_BACKEND_CPU)
@@ -620,14 +634,16 @@ static void load_conditions(nodus__vctx *v, const json_t *obj, nodus_campaign *c
 				where[c->n_conditions++] = k;
 			nodus__v_pop(v);
 		}
-		/* the first isolated condition is the baseline; later ones
-		 * re-run it as a recheck of itself */
-		if (cd->kind == NODUS_COND_ISOLATED && isolated < 0)
+		/* the first isolated condition nodus judges is the baseline;
+		 * later ones re-run it as a recheck of itself */
+		if (cd->kind == NODUS_COND_ISOLATED && cd->judge_preset == NODUS_PRESET_NODUS &&
+		    isolated < 0)
 			isolated = k;
 		nodus__v_pop(v);
 	}
 	if (n > 0 && isolated < 0)
-		nodus__v_err(v, 0, "expected a condition of kind isolated (the baseline), got none");
+		nodus__v_err(v, 0, "expected a condition of kind isolated without a judge_preset "
+				   "(the baseline, judged by nodus), got none");
 	nodus__v_pop(v);
 }
 
@@ -868,6 +884,12 @@ const char *nodus_condition_kind_name(int kind)
 	return kind >= NODUS_COND_ISOLATED && kind <= NODUS_COND_REPLAY
 		       ? cond_names[kind - NODUS_COND_ISOLATED]
 		       : "?";
+}
+
+const char *nodus_judge_preset_name(int preset)
+{
+	return preset >= 0 && preset < (int)NODUS_ARRAY_SIZE(preset_names) ? preset_names[preset]
+									     : "?";
 }
 
 const char *nodus_load_name(int load)

@@ -173,6 +173,16 @@ typedef enum nodus_load_kind {
 	NODUS_LOAD_MIXED            /* alternating both */
 } nodus_load_kind;
 
+/* Another harness's protocol, run by nodus's workers under nodus's guards
+ * (docs/judge.md, "Presets"): its fixed schedule and statistic, and a
+ * binary verdict in place of an interval label. */
+typedef enum nodus_judge_preset {
+	NODUS_PRESET_NODUS = 0,     /* rounds, sequential looks, an interval label */
+	NODUS_PRESET_KERNELBENCH,   /* 5 trials; 3 + 100 single calls per side; mean; > 1 */
+	NODUS_PRESET_KERNELBENCH_P, /* the same, "faster" only above 1.1 (fast_p, p = 1.1) */
+	NODUS_PRESET_FLASHINFER     /* 3 x (10 + 50) per side; mean of medians; > 1 */
+} nodus_judge_preset;
+
 typedef struct nodus_condition {
 	char name[NODUS_NAME_MAX];  /* unique in a campaign; "isolated" by convention */
 	int kind;                   /* a nodus_condition_kind */
@@ -180,6 +190,7 @@ typedef struct nodus_condition {
 	int load;                   /* a nodus_load_kind (not for isolated, replay) */
 	double duty_cycle;          /* share of time a stressor is busy, (0,1] */
 	int active_thread_pct;      /* mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, 0 = unset */
+	int judge_preset;           /* a nodus_judge_preset: whose protocol times and labels */
 } nodus_condition;
 
 typedef struct nodus_judge {
@@ -342,6 +353,33 @@ int nodus_roofline_eval(const char *expr, const nodus_task *t, const int64_t *ax
  * kind ("membw"); "?" and "none" when out of range. */
 const char *nodus_condition_kind_name(int kind);
 const char *nodus_load_name(int load);
+/* A preset's campaign spelling ("kernelbench-p"); "?" when out of range. */
+const char *nodus_judge_preset_name(int preset);
+
+/* What a preset fixes (preset.c): per side, timing_trials blocks of
+ * warmup_calls untimed and timed_calls timed single calls; the statistic
+ * of each side; "faster" iff reference / candidate > faster_above. */
+typedef enum nodus_preset_statistic {
+	NODUS_PRESET_MEAN_3SIG = 1,      /* the mean, rounded to 3 significant digits */
+	NODUS_PRESET_MEAN_OF_MEDIANS     /* the mean over trials of each trial's median */
+} nodus_preset_statistic;
+
+typedef struct nodus_preset_protocol {
+	int correctness_trials;
+	int timing_trials;
+	int warmup_calls;
+	int timed_calls;
+	int statistic;                   /* a nodus_preset_statistic */
+	double faster_above;
+} nodus_preset_protocol;
+
+/* 0 and *p for a preset with a fixed schedule, -1 for nodus's own. */
+int nodus_judge_preset_protocol(int preset, nodus_preset_protocol *p);
+
+/* The judge a condition with this preset runs under: base, with the
+ * preset's correctness trials and warm-up, an L2 flush before each call,
+ * one call per sample and nothing that widens an interval. */
+void nodus_judge_for_preset(const nodus_judge *base, int preset, nodus_judge *out);
 
 /* Element size in bytes of a nodus_dtype; 0 if unknown. */
 size_t nodus_dtype_size(int dtype);

@@ -174,3 +174,13 @@ END;
 DROP INDEX records_one_final;
 CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, condition)
 	WHERE final = 1 AND status <> 'NOT_ISOLATED';
+
+-- @migration 3
+-- A condition judged by another harness's protocol (its judge_preset:
+-- docs/judge.md, "Presets") ends with a binary verdict, "faster" or not by
+-- that protocol's rule, and no interval. It has a column of its own, so that
+-- no reader takes it for an interval label: such a record's label is NULL.
+-- NULL on every other record.
+ALTER TABLE records ADD COLUMN verdict TEXT
+	CHECK (verdict IS NULL OR (status = 'OK' AND label IS NULL AND
+	       verdict IN ('BINARY_FASTER', 'BINARY_NOT_FASTER')));

@@ -693,8 +693,9 @@ static const char insert_record_sql[] =
 	"label, speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, "
 	"max_abs_err, max_rel_err, matched_ratio, device_s, charge_share, compile_s, "
 	"compile_cache_hits, validation_s, wall_s, target_hash, message, detail_json, "
-	"started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-	"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+	"started_at, finished_at, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	"?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
+	"?29, ?30)";
 
 static void bind_record(sqlite3_stmt *st, const nodus_record *r)
 {
@@ -727,6 +728,7 @@ static void bind_record(sqlite3_stmt *st, const nodus_record *r)
 	bind_text(st, 27, r->detail_json);
 	bind_real(st, 28, r->started_at);
 	bind_real(st, 29, r->finished_at);
+	bind_text(st, 30, r->verdict == NODUS_VERDICT_NONE ? NULL : nodus_verdict_name(r->verdict));
 }
 
 static int insert_samples(nodus_store *s, int64_t record_id, const nodus_record *r,
@@ -764,6 +766,9 @@ static int check_record(const nodus_record *r, nodus_error *err)
 	if (r->label < NODUS_LABEL_NONE || r->label >= NODUS_LABEL_COUNT_)
 		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: label %d out of range",
 				 r->pair_id, r->condition, r->label);
+	if (r->verdict < NODUS_VERDICT_NONE || r->verdict >= NODUS_VERDICT_COUNT_)
+		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: verdict %d out of range",
+				 r->pair_id, r->condition, r->verdict);
 	if (r->n_samples < 0 || (r->n_samples > 0 && !r->samples))
 		return NODUS_ERR(err, NODUS_EINVAL, "record %s/%s: %d samples but no array",
 				 r->pair_id, r->condition, r->n_samples);
@@ -867,8 +872,8 @@ static const char select_records_sql[] =
 	"SELECT id, plan_digest, pair_id, condition, attempt, final, status, guard, label, "
 	"speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, ref_ns_median, max_abs_err, "
 	"max_rel_err, matched_ratio, device_s, charge_share, compile_s, compile_cache_hits, "
-	"validation_s, wall_s, target_hash, message, detail_json, started_at, finished_at "
-	"FROM records WHERE (?1 IS NULL OR plan_digest = ?1) AND (?2 = 0 OR final = 1) "
+	"validation_s, wall_s, target_hash, message, detail_json, started_at, finished_at, "
+	"verdict FROM records WHERE (?1 IS NULL OR plan_digest = ?1) AND (?2 = 0 OR final = 1) "
 	"ORDER BY id";
 
 /* Fills r from the current row. Strings message and detail_json point
@@ -907,6 +912,8 @@ static void read_record(sqlite3_stmt *st, nodus_record *r)
 	r->detail_json = (char *)sqlite3_column_text(st, 27);
 	r->started_at = column_real(st, 28);
 	r->finished_at = column_real(st, 29);
+	const unsigned char *verdict = sqlite3_column_text(st, 30);
+	r->verdict = verdict ? nodus_verdict_from_name((const char *)verdict) : NODUS_VERDICT_NONE;
 }
 
 /* Reads the samples of record id into *buf (grown as needed). */
@@ -1029,7 +1036,7 @@ int nodus_store_get_target(nodus_store *s, const char *target_hash, char **out_j
 	"status, guard, label, speedup, ci_lo, ci_hi, rounds, looks, cand_ns_median, "     \
 	"ref_ns_median, max_abs_err, max_rel_err, matched_ratio, device_s, charge_share, " \
 	"compile_s, compile_cache_hits, validation_s, wall_s, target_hash, message, "
-#define RECORD_TAIL_COLUMNS "started_at, finished_at"
+#define RECORD_TAIL_COLUMNS "started_at, finished_at, verdict"
 #define RECORD_COLUMNS                                                                   \
 	RECORD_KEY_COLUMNS "attempt, final, " RECORD_MID_COLUMNS "detail_json, " RECORD_TAIL_COLUMNS
 /* What a record measured: every column but id, attempt and final (the

@@ -47,6 +47,8 @@ typedef struct nodus_record {
 	int status;              /* a nodus_status */
 	char guard[64];          /* which guard fired (REWARD_HACK etc.), or "" */
 	int label;               /* a nodus_label, NODUS_LABEL_NONE unless status OK */
+	int verdict;             /* a nodus_verdict (a judge_preset's condition, status OK,
+				    no label), NODUS_VERDICT_NONE (0) otherwise */
 	double speedup;          /* reference time / candidate time, point estimate; NAN if none */
 	double ci_lo, ci_hi;     /* interval for speedup; NAN if none */
 	int rounds;              /* rounds measured */

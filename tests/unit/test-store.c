@@ -334,6 +334,45 @@ static void test_every_status_accepted(void **state)
 	assert_int_equal(w.n, NODUS_STATUS_COUNT_ + NODUS_LABEL_COUNT_);
 }
 
+/* A preset's verdict (migration 3): stored and read back under its own
+ * name, on a correct record without a label; never beside a label nor on
+ * a failed record, so that no reader takes one for the other. */
+static void test_verdicts(void **state)
+{
+	struct fixture *f = *state;
+	nodus_error err = {0};
+	for (int v = NODUS_VERDICT_NONE + 1; v < NODUS_VERDICT_COUNT_; v++) {
+		nodus_record r = make_record("w/c/r", "kernelbench", v, 0);
+		r.label = NODUS_LABEL_NONE;
+		r.verdict = v;
+		r.ci_lo = r.ci_hi = NAN;
+		if (nodus_store_insert_record(f->s, &r, NULL, &err))
+			fail_msg("verdict %s refused: %s", nodus_verdict_name(v), err.message);
+	}
+	struct seen w = {0};
+	assert_int_equal(nodus_store_foreach_record(f->s, DIGEST, 0, 0, collect, &w, &err), 0);
+	assert_int_equal(w.n, NODUS_VERDICT_COUNT_ - 1);
+	assert_int_equal(w.first.verdict, NODUS_VERDICT_BINARY_FASTER);
+	assert_int_equal(w.first.label, NODUS_LABEL_NONE);
+	assert_int_equal(count_rows(f->path, "SELECT COUNT(*) FROM records WHERE verdict = "
+					     "'BINARY_FASTER' AND label IS NULL"), 1);
+	assert_int_equal(count_rows(f->path, "SELECT COUNT(*) FROM records WHERE verdict = "
+					     "'BINARY_NOT_FASTER' AND label IS NULL"), 1);
+	nodus_record both = make_record("w/c/r", "kernelbench", 9, 0);
+	both.verdict = NODUS_VERDICT_BINARY_FASTER; /* and make_record's label */
+	assert_int_not_equal(nodus_store_insert_record(f->s, &both, NULL, &err), 0);
+	nodus_record failed = make_record("w/c/r", "kernelbench", 10, 0);
+	failed.status = NODUS_STATUS_CRASH;
+	failed.label = NODUS_LABEL_NONE;
+	failed.verdict = NODUS_VERDICT_BINARY_NOT_FASTER;
+	assert_int_not_equal(nodus_store_insert_record(f->s, &failed, NULL, &err), 0);
+	nodus_record out_of_range = make_record("w/c/r", "kernelbench", 11, 0);
+	out_of_range.label = NODUS_LABEL_NONE;
+	out_of_range.verdict = NODUS_VERDICT_COUNT_;
+	assert_int_equal(nodus_store_insert_record(f->s, &out_of_range, NULL, &err), NODUS_EINVAL);
+	assert_int_equal(count_rows(f->path, "SELECT COUNT(*) FROM records"), 2);
+}
+
 static void test_progress(void **state)
 {
 	struct fixture *f = *state;
@@ -611,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_update_delete_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicates_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_status_accepted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_isolated_is_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreach_order_and_filters, setup, teardown),
