@@ -236,7 +236,8 @@ static int show_record(const nodus_record *r, void *ctx)
 	printf("\nattempt %d under %s%s: %s", r->attempt, r->condition, final,
 	       nodus_status_name(r->status));
 	if (r->status == NODUS_STATUS_OK)
-		printf(" %s", nodus_label_name(r->label));
+		printf(" %s", r->verdict != NODUS_VERDICT_NONE ? nodus_verdict_name(r->verdict)
+							     : nodus_label_name(r->label));
 	printf("\n");
 	print_origin(r->detail_json, r->attempt, decides);
 	printf("  guard: %s\n", r->guard[0] ? r->guard : "-");

@@ -4,12 +4,12 @@ that drives the nodus CLI (``nodus.local.evaluate``). Pure Python, standard libr
 
 from . import local
 from .local import NodusCLIError
-from .result import FAILURES, LABELS, MISSING, NO_VERDICT, STATUSES, Result, results_from_report
+from .result import BINARY_VERDICTS, FAILURES, LABELS, MISSING, NO_VERDICT, STATUSES, Result, results_from_report
 from .reward import Policy, PolicyError, as_result, log_lower_bound, reward
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "FAILURES", "LABELS", "MISSING", "NO_VERDICT", "STATUSES", "Result", "results_from_report",
+    "BINARY_VERDICTS", "FAILURES", "LABELS", "MISSING", "NO_VERDICT", "STATUSES", "Result", "results_from_report",
     "Policy", "PolicyError", "as_result", "log_lower_bound", "reward", "local", "NodusCLIError",
 ]

@@ -35,6 +35,10 @@ NO_VERDICT = ("INVALID_REFERENCE", "NOT_ISOLATED")
 #: The labels of an OK record (``records.label``), in the C enum's order.
 LABELS = ("FASTER", "SLOWER", "TIED", "AMBIGUOUS")
 
+#: The outcomes of an OK record under a condition with a judge_preset (``records.verdict``):
+#: another harness's binary rule, with no interval. Never a label (docs/judge.md, "Presets").
+BINARY_VERDICTS = ("BINARY_FASTER", "BINARY_NOT_FASTER")
+
 #: The outcome ``nodus report`` gives a pair-condition without a final record.
 MISSING = "MISSING"
 
@@ -53,6 +57,7 @@ class Result:
     condition: str
     status: str
     label: Optional[str] = None
+    verdict: Optional[str] = None
     estimate: Optional[float] = None
     lo: Optional[float] = None
     hi: Optional[float] = None
@@ -73,10 +78,17 @@ class Result:
             raise ValueError(f"unknown label {self.label!r} (expected one of {', '.join(LABELS)})")
         if self.label is not None and self.status != "OK":
             raise ValueError(f"a {self.status} record has no label (got {self.label!r})")
+        if self.verdict is not None and self.verdict not in BINARY_VERDICTS:
+            raise ValueError(f"unknown verdict {self.verdict!r} (expected one of {', '.join(BINARY_VERDICTS)})")
+        if self.verdict is not None and (self.status != "OK" or self.label is not None):
+            raise ValueError(f"a verdict belongs to an OK record without a label (got status "
+                             f"{self.status!r}, label {self.label!r})")
 
     @property
     def outcome(self) -> str:
         """What ``pairs[].labels`` of the report says: the label, else the status name."""
+        if self.verdict is not None:
+            return self.verdict
         return self.label if self.label is not None else self.status
 
     @classmethod
@@ -84,6 +96,8 @@ class Result:
         """A result from a report outcome (a label, a status name or MISSING)."""
         if outcome in LABELS:
             return cls(pair, condition, "OK", label=outcome, **fields)
+        if outcome in BINARY_VERDICTS:
+            return cls(pair, condition, "OK", verdict=outcome, **fields)
         return cls(pair, condition, outcome, **fields)
 
 

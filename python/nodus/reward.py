@@ -85,6 +85,11 @@ class Policy:
         """The value (a number or a function) the policy gives result's outcome."""
         if result.status == MISSING:
             raise ValueError(f"pair {result.pair!r} has no final record under {result.condition!r}: no reward yet")
+        if result.verdict is not None:
+            raise ValueError(
+                f"pair {result.pair!r} under {result.condition!r} has a binary verdict "
+                f"({result.verdict}) of a judge_preset, another harness's rule with no interval: "
+                f"a policy gives values for nodus's labels; reward the condition nodus judges")
         if result.status == "OK":
             return self.unlabelled if result.label is None else getattr(self, _LABEL_FIELDS[result.label])
         return self.failures.get(result.status, self.failure)
@@ -153,7 +158,7 @@ def as_result(record: Union[Result, Mapping[str, Any]]) -> Result:
         return Result.from_outcome(pair, cond, r["outcome"], **fields)
     if "status" not in r:
         raise ValueError(f"a record needs a status (one of {', '.join(STATUSES)}); got keys {sorted(r)}")
-    return Result(pair, cond, r["status"], label=r.get("label"), **fields)
+    return Result(pair, cond, r["status"], label=r.get("label"), verdict=r.get("verdict"), **fields)
 
 
 def reward(result: Union[Result, Mapping[str, Any]], policy: Policy) -> float:

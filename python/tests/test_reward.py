@@ -151,3 +151,25 @@ def test_every_status_is_covered():
     for s in STATUSES:
         r = labelled("TIED") if s == "OK" else failed(s)
         assert reward(r, p) in (0.0, 1.0)
+
+
+def test_binary_verdicts_are_no_labels():
+    """A judge_preset's verdict (another harness's rule, no interval) is read from a report
+    and a record, is never a label, and earns no reward by accident."""
+    doc = {"pairs": [{"id": "w/c/r", "labels": {"isolated": "TIED", "kb": "BINARY_FASTER"},
+                      "speedups": {"kb": {"estimate": 1.02, "lo": None, "hi": None}}}]}
+    res = {r.condition: r for r in nodus.results_from_report(doc)}
+    assert res["kb"].status == "OK" and res["kb"].label is None
+    assert res["kb"].verdict == "BINARY_FASTER" and res["kb"].outcome == "BINARY_FASTER"
+    assert res["isolated"].label == "TIED" and res["isolated"].verdict is None
+    p = Policy.binary()
+    assert reward(res["isolated"], p) == 0.0
+    with pytest.raises(ValueError, match="binary verdict"):
+        reward(res["kb"], p)
+    with pytest.raises(ValueError, match="binary verdict"):
+        reward({"status": "OK", "verdict": "BINARY_NOT_FASTER"}, p)
+    with pytest.raises(ValueError, match="unknown verdict"):
+        Result("p", "c", "OK", verdict="FASTER")
+    with pytest.raises(ValueError, match="without a label"):
+        Result("p", "c", "OK", label="FASTER", verdict="BINARY_FASTER")
+    assert nodus.BINARY_VERDICTS == ("BINARY_FASTER", "BINARY_NOT_FASTER")

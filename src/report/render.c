@@ -255,9 +255,15 @@ static void text_cost(const json_t *c, nodus_buf *b)
 	if (num(cost, "validation_s", &v))
 		nodus_buf_addf(b, ", validation %.4g s", v);
 	if (num(cost, "usd", &v))
-		nodus_buf_addf(b, ", $%.4g\n", v);
+		nodus_buf_addf(b, ", $%.4g", v);
 	else
-		nodus_buf_addf(b, ", dollars unknown: %s\n", str(cost, "usd_reason"));
+		nodus_buf_addf(b, ", dollars unknown: %s", str(cost, "usd_reason"));
+	if (num(cost, "device_s_per_attempt", &v))
+		nodus_buf_addf(b, "; device %.4g s per attempt", v);
+	if (num(cost, "device_s_per_agreeing", &v))
+		nodus_buf_addf(b, ", %.4g s per label %s agrees with", v,
+			       json_is_true(json_object_get(c, "baseline")) ? "itself" : "the baseline");
+	nodus_buf_adds(b, "\n");
 	if (num(c, "agreeing_per_usd", &v))
 		nodus_buf_addf(b, "  agreeing records per dollar: %.4g\n", v);
 	else
@@ -268,6 +274,10 @@ static void text_cost(const json_t *c, nodus_buf *b)
 			       " pairs", v, json_integer_value(json_object_get(aa, "with_interval")));
 	else
 		nodus_buf_adds(b, "  A/A noise: no A/A pair with an interval");
+	if (json_integer_value(json_object_get(aa, "aa_pairs")) > 0)
+		nodus_buf_addf(b, "; called faster %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT,
+			       json_integer_value(json_object_get(aa, "called_faster")),
+			       json_integer_value(json_object_get(aa, "aa_pairs")));
 	if (num(aa, "rms_log_estimate", &v))
 		nodus_buf_addf(b, "; their estimates' rms log %.4g over %" JSON_INTEGER_FORMAT
 			       " (0 is the truth; far above the half-widths: an offset between "
@@ -302,6 +312,11 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		       json_integer_value(json_object_get(c, "excluded")),
 		       json_integer_value(json_object_get(c, "scored")),
 		       json_integer_value(json_object_get(c, "agreeing")), base);
+	const char *preset = str(c, "judge_preset");
+	if (*preset)
+		nodus_buf_addf(b, "  judged by the %s preset (docs/judge.md, \"Presets\"): binary "
+			       "verdicts, no interval; %s's FASTER is faster, its SLOWER and TIED "
+			       "are not faster\n", preset, base);
 	text_left_out(c, b);
 	json_int_t checked = json_integer_value(json_object_get(c, "expect_checked"));
 	if (checked > 0)
@@ -322,9 +337,10 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 	}
 	text_matrix(c, base, b);
 	const json_t *ff = json_object_get(c, "false_fast");
-	nodus_buf_addf(b, "  false fast (FASTER here, not in %s): %zu\n", base, json_array_size(ff));
+	nodus_buf_addf(b, "  false fast (%s here, not FASTER in %s): %zu\n",
+		       *preset ? "BINARY_FASTER" : "FASTER", base, json_array_size(ff));
 	json_array_foreach(ff, i, f) {
-		nodus_buf_addf(b, "    %s: FASTER ", str(f, "pair"));
+		nodus_buf_addf(b, "    %s: %s ", str(f, "pair"), str(f, "label"));
 		add_interval(b, json_object_get(f, "speedup"), "%.3g");
 		nodus_buf_addf(b, "; %s %s ", base, str(f, "baseline"));
 		add_interval(b, json_object_get(f, "baseline_speedup"), "%.3g");
@@ -335,7 +351,7 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		nodus_buf_addf(b, "  FASTER here with no label in %s (unchecked): %zu\n", base,
 			       json_array_size(fu));
 	json_array_foreach(fu, i, f) {
-		nodus_buf_addf(b, "    %s: FASTER ", str(f, "pair"));
+		nodus_buf_addf(b, "    %s: %s ", str(f, "pair"), str(f, "label"));
 		add_interval(b, json_object_get(f, "speedup"), "%.3g");
 		nodus_buf_addf(b, "; %s %s\n", base, str(f, "baseline"));
 	}

@@ -43,7 +43,11 @@
 
 #include "measure/stats.h"
 
-#define CAT_STATUS0 NODUS_LABEL_COUNT_                   /* status s is CAT_STATUS0 + s */
+/* verdict v (a preset's: BINARY_FASTER ...) is CAT_VERDICT0 + v - 1 */
+#define CAT_VERDICT0 NODUS_LABEL_COUNT_
+#define CAT_STATUS0 (CAT_VERDICT0 + NODUS_VERDICT_COUNT_ - 1) /* status s is CAT_STATUS0 + s */
+#define CAT_BINARY_FASTER (CAT_VERDICT0 + NODUS_VERDICT_BINARY_FASTER - 1)
+#define CAT_BINARY_NOT_FASTER (CAT_VERDICT0 + NODUS_VERDICT_BINARY_NOT_FASTER - 1)
 #define CAT_MISSING (CAT_STATUS0 + NODUS_STATUS_COUNT_)   /* no final record */
 #define N_CATS (CAT_MISSING + 1)
 
@@ -60,6 +64,7 @@ struct pair_info {
 struct cond_info {
 	const char *name;       /* condition name, borrowed from the plan JSON */
 	const char *kind;       /* isolated, cpu-stress, ... */
+	const char *preset;     /* its judge_preset ("kernelbench"), or NULL for nodus's judge */
 };
 
 /* Everything compute() derives from the input before building sections. */
@@ -80,8 +85,10 @@ struct ctx {
 
 static const char *cat_name(int c)
 {
-	if (c < CAT_STATUS0)
+	if (c < CAT_VERDICT0)
 		return nodus_label_name(c);
+	if (c < CAT_STATUS0)
+		return nodus_verdict_name(c - CAT_VERDICT0 + 1);
 	if (c < CAT_MISSING)
 		return nodus_status_name(c - CAT_STATUS0);
 	return "MISSING";
@@ -93,6 +100,9 @@ static int outcome(const nodus_record *r)
 		return CAT_MISSING;
 	if (r->status == NODUS_STATUS_OK && r->label >= 0 && r->label < NODUS_LABEL_COUNT_)
 		return r->label;
+	if (r->status == NODUS_STATUS_OK && r->verdict > NODUS_VERDICT_NONE &&
+	    r->verdict < NODUS_VERDICT_COUNT_)
+		return CAT_VERDICT0 + r->verdict - 1;
 	return CAT_STATUS0 + r->status;
 }
 
@@ -147,9 +157,16 @@ int nodus__report_expect_missed(const char *expect, const char *outcome)
 {
 	if (!expect || !*expect || !outcome || !*outcome || strcmp(outcome, "MISSING") == 0)
 		return -1;
-	int ok = nodus_label_from_name(outcome) >= 0 || strcmp(outcome, "OK") == 0;
+	int verdict = nodus_verdict_from_name(outcome);
+	int ok = nodus_label_from_name(outcome) >= 0 || strcmp(outcome, "OK") == 0 ||
+		 verdict != NODUS_VERDICT_NONE;
 	if (strcmp(expect, "EQUIVALENT") == 0 || strcmp(expect, "OK") == 0)
 		return !ok;
+	/* a binary verdict meets a direction: faster, or slower or tied */
+	if (verdict == NODUS_VERDICT_BINARY_FASTER)
+		return strcmp(expect, "FASTER") != 0;
+	if (verdict == NODUS_VERDICT_BINARY_NOT_FASTER)
+		return strcmp(expect, "SLOWER") != 0 && strcmp(expect, "TIED") != 0;
 	/* a machine too busy to measure is no failure of the candidate */
 	if (strcmp(expect, "FAIL") == 0)
 		return ok || strcmp(outcome, "NOT_ISOLATED") == 0;
@@ -211,6 +228,7 @@ static int parse_conditions(struct ctx *c, nodus_error *err)
 		json_t *o = json_array_get(conds, (size_t)i);
 		c->conds[i].name = json_string_value(json_object_get(o, "name"));
 		c->conds[i].kind = json_string_value(json_object_get(o, "kind"));
+		c->conds[i].preset = json_string_value(json_object_get(o, "judge_preset"));
 		if (!c->conds[i].name || !c->conds[i].kind) {
 			char path[64];
 			snprintf(path, sizeof(path), "$.conditions[%d]", i);
@@ -227,9 +245,14 @@ static int find_baseline(struct ctx *c, nodus_error *err)
 	c->base = -1;
 	for (int i = 0; i < c->n_conds && c->base < 0; i++) {
 		if (c->opt.baseline ? strcmp(c->conds[i].name, c->opt.baseline) == 0
-				    : strcmp(c->conds[i].kind, "isolated") == 0)
+				    : strcmp(c->conds[i].kind, "isolated") == 0 && !c->conds[i].preset)
 			c->base = i;
 	}
+	if (c->base >= 0 && c->conds[c->base].preset)
+		return NODUS_ERR(err, NODUS_EINVAL,
+				 "baseline condition '%s' is judged by the %s preset: its binary "
+				 "verdicts have no interval to agree with; name a condition nodus "
+				 "judges with --baseline", c->opt.baseline, c->conds[c->base].preset);
 	if (c->base >= 0)
 		return 0;
 	if (c->opt.baseline)
@@ -471,8 +494,22 @@ static int scorable(int a)
 	return a < CAT_STATUS0;
 }
 
-/* The scored subset of it (baseline outcome a label), clusters compacted. */
-static int items_scored(const struct items *it, struct items *out, nodus_error *err)
+/* The baseline's outcome as a binary judge would have said it: FASTER is
+ * faster, SLOWER and TIED are not; an AMBIGUOUS interval says neither
+ * (-1: left out). Anything else as it is. */
+static int binarized(int a)
+{
+	if (a == NODUS_LABEL_FASTER)
+		return CAT_BINARY_FASTER;
+	if (a == NODUS_LABEL_SLOWER || a == NODUS_LABEL_TIED)
+		return CAT_BINARY_NOT_FASTER;
+	return a == NODUS_LABEL_AMBIGUOUS ? -1 : a;
+}
+
+/* The scored subset of it (baseline outcome a label), clusters compacted.
+ * Against a binary judge (binary = 1) the baseline's label is binarized
+ * first, and an AMBIGUOUS one is left out. */
+static int items_scored(const struct items *it, int binary, struct items *out, nodus_error *err)
 {
 	size_t n = (size_t)it->n + 1;
 	int *map = malloc(n * sizeof(int));
@@ -488,13 +525,13 @@ static int items_scored(const struct items *it, struct items *out, nodus_error *
 	for (int i = 0; i < it->n; i++)
 		map[i] = -1;
 	for (int i = 0; i < it->n; i++) {
-		if (!scorable(it->a[i]))
+		if (!scorable(it->a[i]) || (binary && binarized(it->a[i]) < 0))
 			continue;
 		int t = it->cluster[i]; /* < it->n */
 		if (map[t] < 0)
 			map[t] = out->n_clusters++;
 		out->pair[out->n] = it->pair[i];
-		out->a[out->n] = it->a[i];
+		out->a[out->n] = binary ? binarized(it->a[i]) : it->a[i];
 		out->b[out->n] = it->b[i];
 		out->cluster[out->n] = map[t];
 		out->n++;
@@ -505,9 +542,21 @@ static int items_scored(const struct items *it, struct items *out, nodus_error *
 
 /* Compared pairs left out of the agreement, one entry per baseline
  * outcome: {baseline, count, pairs[], reason}. */
-static json_t *left_out(const struct ctx *c, const struct items *it)
+static json_t *left_out(const struct ctx *c, const struct items *it, int binary)
 {
 	json_t *list = json_array();
+	json_t *ambiguous = json_array();
+	for (int i = 0; binary && i < it->n; i++)
+		if (it->a[i] == NODUS_LABEL_AMBIGUOUS)
+			json_array_append_new(ambiguous, json_string(c->pairs[it->pair[i]].id));
+	if (json_array_size(ambiguous) > 0)
+		json_array_append_new(
+			list, json_pack("{s:s, s:I, s:o, s:s}", "baseline", "AMBIGUOUS", "count",
+					(json_int_t)json_array_size(ambiguous), "pairs", ambiguous,
+					"reason", "the baseline's interval straddles a margin: no "
+					"direction for a binary verdict to agree with"));
+	else
+		json_decref(ambiguous);
 	for (int x = CAT_STATUS0; x < N_CATS; x++) {
 		json_t *ids = json_array();
 		for (int i = 0; i < it->n; i++)
@@ -573,7 +622,8 @@ static json_t *false_fast(const struct ctx *c, const struct items *it, int k, in
 {
 	json_t *list = json_array();
 	for (int i = 0; i < it->n; i++) {
-		if (it->b[i] != NODUS_LABEL_FASTER || it->a[i] == NODUS_LABEL_FASTER)
+		if ((it->b[i] != NODUS_LABEL_FASTER && it->b[i] != CAT_BINARY_FASTER) ||
+		    it->a[i] == NODUS_LABEL_FASTER)
 			continue;
 		if ((scorable(it->a[i]) ? 0 : 1) != unchecked)
 			continue;
@@ -625,6 +675,11 @@ static json_t *cost(const struct ctx *c, int k, int agreeing, json_t *cond)
 				reason ? json_string(reason) : json_null());
 	if (!reason && !(usd > 0))
 		reason = "the condition cost zero dollars";
+	/* what one evaluation and one label the baseline agrees with cost in
+	 * device time: how judges compare beside their agreement */
+	json_object_set_new(out, "device_s_per_attempt", jnum(attempts ? device_s / attempts : NAN));
+	json_object_set_new(out, "device_s_per_agreeing",
+			    jnum(agreeing > 0 && !unknown ? device_s / agreeing : NAN));
 	json_object_set_new(cond, "agreeing_per_usd", jnum(per_usd));
 	json_object_set_new(cond, "agreeing_per_usd_reason",
 			    isfinite(per_usd) ? json_null() : json_string(reason));
@@ -648,13 +703,14 @@ static int cmp_double(const void *x, const void *y)
 static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 {
 	double *w = malloc(((size_t)it->n + 1) * sizeof(double));
-	int n = 0, aa = 0, n_est = 0;
+	int n = 0, aa = 0, n_est = 0, faster = 0;
 	double median = NAN, sq = 0;
 	for (int i = 0; w && i < it->n; i++) {
 		const struct pair_info *p = &c->pairs[it->pair[i]];
 		if (strcmp(p->candidate, p->reference) != 0 && !p->same_code)
 			continue;
 		aa++;
+		faster += it->b[i] == NODUS_LABEL_FASTER || it->b[i] == CAT_BINARY_FASTER;
 		const nodus_record *r = final_of(c, it->pair[i], k);
 		if (r && r->ci_lo > 0 && r->ci_hi > 0 && isfinite(r->ci_lo) && isfinite(r->ci_hi))
 			w[n++] = (log(r->ci_hi) - log(r->ci_lo)) / 2.0;
@@ -668,9 +724,10 @@ static json_t *aa_noise(const struct ctx *c, const struct items *it, int k)
 		median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2.0;
 	}
 	free(w);
-	return json_pack("{s:i, s:i, s:o, s:i, s:o}", "aa_pairs", aa, "with_interval", n,
-			 "median_log_half_width", jnum(median), "with_estimate", n_est,
-			 "rms_log_estimate", jnum(n_est ? sqrt(sq / n_est) : NAN));
+	return json_pack("{s:i, s:i, s:i, s:o, s:i, s:o}", "aa_pairs", aa, "called_faster", faster,
+			 "with_interval", n, "median_log_half_width", jnum(median),
+			 "with_estimate", n_est, "rms_log_estimate",
+			 jnum(n_est ? sqrt(sq / n_est) : NAN));
 }
 
 /* How many pairs have an expect and a final record under k (checked), and
@@ -692,10 +749,11 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 			     nodus_error *err)
 {
 	struct items it, sc;
+	int binary = c->conds[k].preset != NULL;
 	int rc = items_build(c, k, &it, excluded, err);
 	if (rc)
 		return rc;
-	if ((rc = items_scored(&it, &sc, err))) {
+	if ((rc = items_scored(&it, binary, &sc, err))) {
 		items_release(&sc);
 		items_release(&it);
 		return rc;
@@ -707,7 +765,9 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 				 "kind", c->conds[k].kind, "baseline", k == c->base, "pairs", it.n,
 				 "excluded", c->n_pairs - it.n, "scored", sc.n, "agreeing",
 				 agreeing);
-	json_object_set_new(cond, "left_out", left_out(c, &it));
+	json_object_set_new(cond, "judge_preset",
+			    binary ? json_string(c->conds[k].preset) : json_null());
+	json_object_set_new(cond, "left_out", left_out(c, &it, binary));
 	expect_counts(c, k, cond);
 	rc = agreement(c, &sc, cond, err);
 	if (rc == 0) {

@@ -194,7 +194,11 @@ static json_t *evaluation(const nodus_report_data *d, const nodus_record *r, con
 		json_t *extra = json_pack("{s:s,s:s,s:i,s:s}", "nodus_condition", r->condition,
 					  "nodus_plan", d->plan_digest, "nodus_attempt", r->attempt,
 					  "nodus_status", nodus_status_name(r->status));
-		if (passed) {
+		if (passed && r->verdict != NODUS_VERDICT_NONE) {
+			/* a preset's binary verdict: no label, no interval */
+			json_object_set_new(extra, "nodus_verdict",
+					    json_string(nodus_verdict_name(r->verdict)));
+		} else if (passed) {
 			json_object_set_new(extra, "nodus_label", json_string(nodus_label_name(r->label)));
 			json_object_set_new(extra, "nodus_speedup_interval",
 					    json_pack("[f,f]", r->ci_lo, r->ci_hi));

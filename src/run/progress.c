@@ -10,7 +10,8 @@
  * that an RL loop or a farm's scheduler reads them from a pipe:
  *   {"event": "condition_start", "condition", "pairs"}
  *   {"event": "record", "k", "n", "pair", "condition", "attempt", "final",
- *    "status", "label" (null unless OK), "guard", "message", "speedup",
+ *    "status", "label" (null unless OK; null under a judge_preset, whose
+ *    outcome is "verdict", else null), "guard", "message", "speedup",
  *    "ci_lo", "ci_hi" (null unless OK), "elapsed_s", "eta_s" (null when
  *    unknown)}
  *   {"event": "condition_end", "condition", "decided", "pairs", "elapsed_s"}
@@ -98,16 +99,26 @@ void progress_record(const struct run_ctx *x, const struct attempt *a, int final
 	if (!x->o->progress)
 		return;
 	int ok = a->status == NODUS_STATUS_OK;
+	/* a preset's condition ends with a verdict, never a label */
+	const char *outcome = !ok ? nodus_status_name(a->status)
+			      : a->verdict != NODUS_VERDICT_NONE ? nodus_verdict_name(a->verdict)
+								   : nodus_label_name(a->label);
 	double el = elapsed_s(x); /* finite: a difference of two clock readings */
 	int k = x->cond_decided, n = x->cond_pairs;
 	int eta_known = k > 0 && k < n;
 	double eta = eta_known ? el / k * (n - k) : 0;
 	if (x->o->progress_json) {
-		emit(x, json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:b,s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:f,s:o}",
+		emit(x, json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:b,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:f,s:o}",
 				  "event", "record", "k", k, "n", n, "pair", a->pair->id,
 				  "condition", x->cond->name, "attempt", a->attempt, "final", final,
 				  "status", nodus_status_name(a->status), "label",
-				  ok ? json_string(nodus_label_name(a->label)) : json_null(),
+				  ok && a->verdict == NODUS_VERDICT_NONE
+					  ? json_string(nodus_label_name(a->label))
+					  : json_null(),
+				  "verdict",
+				  ok && a->verdict != NODUS_VERDICT_NONE
+					  ? json_string(nodus_verdict_name(a->verdict))
+					  : json_null(),
 				  "guard", a->guard, "message", message_json(a->message), "speedup",
 				  number_or_null(ok, a->ci.estimate), "ci_lo",
 				  number_or_null(ok, a->ci.lo), "ci_hi", number_or_null(ok, a->ci.hi),
@@ -121,7 +132,7 @@ void progress_record(const struct run_ctx *x, const struct attempt *a, int final
 		snprintf(eta_text, sizeof(eta_text), ", ETA %.0f s", eta);
 	fprintf(x->o->progress, "  [%d/%d] %-56s %-10s %-19s %s%s%s%s (%.0f s%s)\n", k, n,
 		a->pair->id, x->cond->name,
-		ok ? nodus_label_name(a->label) : nodus_status_name(a->status), ok ? "" : a->guard,
+		outcome, ok ? "" : a->guard,
 		ok ? "" : ": ", ok ? "" : a->message, final ? "" : " (will retry)", el, eta_text);
 }
 
