@@ -314,7 +314,7 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		       json_integer_value(json_object_get(c, "agreeing")), base);
 	const char *preset = str(c, "judge_preset");
 	if (*preset)
-		nodus_buf_addf(b, "  judged by the %s preset (docs/judge.md, \"Presets\"): binary "
+		nodus_buf_addf(b, "  judged by the %s preset (docs/protocol.md, \"Presets\"): binary "
 			       "verdicts, no interval; %s's FASTER is faster, its SLOWER and TIED "
 			       "are not faster\n", preset, base);
 	text_left_out(c, b);

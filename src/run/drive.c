@@ -480,7 +480,7 @@ static int drive_rounds(struct drive *d)
 	return DRIVE_OK;
 }
 
-/* A preset's schedule (docs/judge.md, "Presets"): the reference's whole
+/* A preset's schedule (docs/protocol.md, "Presets"): the reference's whole
  * share first, then the candidate's, as KernelBench and FlashInfer-Bench
  * time one solution after the other; per side timing_trials blocks of
  * warmup_calls untimed and timed_calls timed calls, a sample being one call

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
  * verdict.c: the binary verdict of a condition judged by a preset, another
- * harness's protocol (docs/judge.md, "Presets").
+ * harness's protocol (docs/protocol.md, "Presets").
  *
  * drive.c times the preset's schedule (drive_preset) and pushes every
  * sample as under nodus's own judge; this file reduces them as that

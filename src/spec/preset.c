@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ------------------------------------------------------------------------
  * preset.c: other harnesses' timing protocols, as a condition's judge
- * (docs/judge.md, "Presets").
+ * (docs/protocol.md, "Presets").
  *
  * A preset changes how a pair is timed and decided, nothing else: the same
  * workers, sandbox, correctness trials against the oracle, checks of timed

@@ -174,7 +174,7 @@ typedef enum nodus_load_kind {
 } nodus_load_kind;
 
 /* Another harness's protocol, run by nodus's workers under nodus's guards
- * (docs/judge.md, "Presets"): its fixed schedule and statistic, and a
+ * (docs/protocol.md, "Presets"): its fixed schedule and statistic, and a
  * binary verdict in place of an interval label. */
 typedef enum nodus_judge_preset {
 	NODUS_PRESET_NODUS = 0,     /* rounds, sequential looks, an interval label */

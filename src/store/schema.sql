@@ -177,7 +177,7 @@ CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, conditio
 
 -- @migration 3
 -- A condition judged by another harness's protocol (its judge_preset:
--- docs/judge.md, "Presets") ends with a binary verdict, "faster" or not by
+-- docs/protocol.md, "Presets") ends with a binary verdict, "faster" or not by
 -- that protocol's rule, and no interval. It has a column of its own, so that
 -- no reader takes it for an interval label: such a record's label is NULL.
 -- NULL on every other record.
