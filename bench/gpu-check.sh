@@ -58,6 +58,11 @@
 #                                           (hash seed, history, huge pages,
 #                                           unpinned; cuda and cpu): the spread
 #                                           of the pairs against their intervals
+#     bash bench/gpu-check.sh presets       other harnesses' protocols as judges (kernelbench,
+#                                           kernelbench-p, flashinfer) beside nodus's isolated
+#                                           judge and its recheck on PRESET_CAMPAIGN's pairs
+#                                           (default suites/cuda/campaign.json), one store
+#                                           (PRESET_DB to resume one carried there), one report
 #     bash bench/gpu-check.sh kernelbench [import nodus kb summary check]
 #                                           the side-by-side study with KernelBench's
 #                                           evaluator (bench/kernelbench-side-by-side.sh:
@@ -257,6 +262,44 @@ elif [ "$mode" = retest ]; then
 		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db.db"
 	done
 	tar -C "$work" -czf "$OUT/databases.tar.gz" run1.db run2.db adv.db identity.db report-run1.txt report-run2.txt
+elif [ "$mode" = presets ]; then
+	# issue 25: other harnesses' protocols as judges beside nodus's own, on
+	# the same pairs, workers and guards (docs/protocol.md, "Presets"):
+	# PRESET_CAMPAIGN (default suites/cuda/campaign.json) with its conditions
+	# replaced by isolated, an isolated recheck, kernelbench, kernelbench-p
+	# and flashinfer; one store (resumable: PRESET_DB), one report
+	camp=${PRESET_CAMPAIGN:-suites/cuda/campaign.json}
+	pc="$(dirname "$camp")/presets-campaign.json"
+	python3 - "$camp" "$pc" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["conditions"] = [{"name": "isolated", "kind": "isolated"},
+                   {"name": "isolated-recheck", "kind": "isolated"},
+                   {"name": "kernelbench", "kind": "isolated", "judge_preset": "kernelbench"},
+                   {"name": "kernelbench-p", "kind": "isolated", "judge_preset": "kernelbench-p"},
+                   {"name": "flashinfer", "kind": "isolated", "judge_preset": "flashinfer"}]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+	db=${PRESET_DB:-$work/presets.db}
+	"$N" plan "$pc" --cache "$cache" -o "$work/presets-plan.json" >>"$log" 2>&1 || row plan FAILED
+	cp "$work/presets-plan.json" "$OUT/plan.json"
+	runcampaign "presets" "$work/presets-plan.json" "$db" --resume
+	"$N" report "$db" --format json -o "$OUT/report.json" >>"$log" 2>&1
+	"$N" report "$db" --format text -o "$OUT/report.txt" >>"$log" 2>&1
+	python3 - "$OUT/report.json" >"$OUT/presets.txt" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+print(f"{'condition':18} {'scored':>6} {'agree':>6} {'agreement':>22} {'false fast':>10} {'A/A faster':>10} {'dev s/eval':>10} {'dev s/agreeing':>14}")
+for c in rep["conditions"]:
+    a, aa, cost = c["agreement"], c["aa_noise"], c["cost"]
+    iv = "-" if a["estimate"] is None else f"{a['estimate']:.3f} [{a['lo'] if a['lo'] is None else round(a['lo'], 3)}, {a['hi'] if a['hi'] is None else round(a['hi'], 3)}]"
+    per = cost.get("device_s_per_attempt"); ag = cost.get("device_s_per_agreeing")
+    print(f"{c['name']:18} {c['scored']:>6} {c['agreeing']:>6} {iv:>22} {len(c['false_fast']):>10} "
+          f"{aa['called_faster']:>4} of {aa['aa_pairs']:<3} {per if per is None else round(per, 3):>10} {ag if ag is None else round(ag, 3):>14}")
+PY
+	while IFS= read -r line; do row "" "$line"; done <"$OUT/presets.txt"
+	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$db"
+	cp "$db" "$work/presets-copy.db" && tar -C "$work" -czf "$OUT/presets-db.tar.gz" presets-copy.db
 elif [ "$mode" = schedule ]; then
 	# issue 4 item 7: nodus's quiet schedule against the one the issue
 	# proposed (the next pair's workers start while a pair is timed), two
@@ -496,7 +539,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
