@@ -108,7 +108,7 @@ int nodus_label_from_name(const char *name);  /* -1 if unknown */
 
 /* Verdicts of a binary judge (a condition's judge_preset: another
  * harness's protocol). They have no interval and are never labels, so a
- * record has one or the other (docs/judge.md, "Presets"). */
+ * record has one or the other (docs/protocol.md, "Presets"). */
 #define NODUS_VERDICT_MAP(X)                                                \
 	X(BINARY_FASTER, "the preset's ratio is above its threshold")       \
 	X(BINARY_NOT_FASTER, "the preset's ratio is at or below its threshold")

@@ -36,7 +36,7 @@ NO_VERDICT = ("INVALID_REFERENCE", "NOT_ISOLATED")
 LABELS = ("FASTER", "SLOWER", "TIED", "AMBIGUOUS")
 
 #: The outcomes of an OK record under a condition with a judge_preset (``records.verdict``):
-#: another harness's binary rule, with no interval. Never a label (docs/judge.md, "Presets").
+#: another harness's binary rule, with no interval. Never a label (docs/protocol.md, "Presets").
 BINARY_VERDICTS = ("BINARY_FASTER", "BINARY_NOT_FASTER")
 
 #: The outcome ``nodus report`` gives a pair-condition without a final record.

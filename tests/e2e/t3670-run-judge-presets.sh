@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t3670-run-judge-presets: a condition's judge_preset times a pair by
 # another harness's protocol on nodus's own workers and guards, and decides
-# a binary verdict (docs/judge.md, "Presets"):
+# a binary verdict (docs/protocol.md, "Presets"):
 # - kernelbench: 100 timed single calls per side (round 0), the verdict
 #   BINARY_FASTER iff the ratio of the sides' means, each rounded to 3
 #   significant digits, is > 1 (kernelbench-p: > 1.1); flashinfer: 3 trials
