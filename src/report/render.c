@@ -261,8 +261,7 @@ static void text_cost(const json_t *c, nodus_buf *b)
 	if (num(cost, "device_s_per_attempt", &v))
 		nodus_buf_addf(b, "; device %.4g s per attempt", v);
 	if (num(cost, "device_s_per_agreeing", &v))
-		nodus_buf_addf(b, ", %.4g s per label %s agrees with", v,
-			       json_is_true(json_object_get(c, "baseline")) ? "itself" : "the baseline");
+		nodus_buf_addf(b, ", %.4g s per agreeing label", v);
 	nodus_buf_adds(b, "\n");
 	if (num(c, "agreeing_per_usd", &v))
 		nodus_buf_addf(b, "  agreeing records per dollar: %.4g\n", v);
@@ -337,7 +336,7 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 	}
 	text_matrix(c, base, b);
 	const json_t *ff = json_object_get(c, "false_fast");
-	nodus_buf_addf(b, "  false fast (%s here, not FASTER in %s): %zu\n",
+	nodus_buf_addf(b, "  false fast (%s here, not in %s): %zu\n",
 		       *preset ? "BINARY_FASTER" : "FASTER", base, json_array_size(ff));
 	json_array_foreach(ff, i, f) {
 		nodus_buf_addf(b, "    %s: %s ", str(f, "pair"), str(f, "label"));
