@@ -101,6 +101,17 @@ typedef struct nodus_report_dataset_counts {
 int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const char *dir,
 			 nodus_report_dataset_counts *counts, nodus_error *err);
 
+/* Output directories, written whole or not at all (dataset.c; the
+ * dataset and the export use them): nodus__report_dir_begin() refuses dir
+ * unless it does not exist or is an empty directory (NODUS_EIO, saying
+ * so), then makes a new directory beside it, DIR.tmp-XXXXXX, whose path it
+ * writes to root (size bytes); fill root, then nodus__report_dir_commit()
+ * renames it onto dir (rename() replaces an empty directory, never a full
+ * one), or nodus__report_dir_abort() removes it and all it holds. */
+int nodus__report_dir_begin(const char *dir, char *root, size_t size, nodus_error *err);
+int nodus__report_dir_commit(const char *root, const char *dir, nodus_error *err);
+void nodus__report_dir_abort(const char *root);
+
 /* Shared by trace.c and dataset.c (library-internal). */
 /* The FlashInfer-Bench status of a final record, or NULL when it is a
  * harness failure (not the candidate's fault; table in trace.c). */
