@@ -173,6 +173,8 @@ int nodus_cmd_export(int argc, char **argv, const nodus_cli_ctx *ctx)
 	}
 	if (strcmp(argv[1], "dataset") == 0)
 		return export_dataset(argc - 1, argv + 1);
+	if (argv[1][0] == '-') /* an option before the subcommand */
+		return nodus_cli_usage_error("export", "unknown option '%s'", argv[1]);
 	return nodus_cli_usage_error("export", "unknown subcommand '%s' (expected dataset)",
 				     argv[1]);
 }
