@@ -54,6 +54,8 @@ struct export {
 	json_t *missing;                  /* [{pair, condition}] without a final record */
 	json_t *counts[2];                /* per split: rows, trusted, status, label, condition */
 	int finals;                       /* final records of the plan */
+	json_t *index;                    /* "PAIR\x1fCONDITION\x1fATTEMPT" -> record index, owned */
+	json_t *pairs_by_id;              /* pair id -> the plan's pair object, owned */
 	nodus_buf out[2];                 /* train.jsonl, heldout.jsonl */
 	nodus_report_export_counts n;     /* what was written */
 	nodus_error *err;                 /* filled on failure */
@@ -324,18 +326,44 @@ static int trust(const struct export *x, const json_t *p, const char *cond, char
 
 /* ---- rows ---- */
 
-/* The pair's record under cond at this attempt (the deciding one). */
+/* The key of a record in x->index: pair, condition and attempt, with
+ * separators no name holds. */
+static void record_key(char *key, size_t size, const char *pair, const char *cond, int attempt)
+{
+	snprintf(key, size, "%s\x1f%s\x1f%d", pair, cond, attempt);
+}
+
+/* Indexes the plan's records by pair, condition and attempt, and the
+ * plan's pairs by id, so that each row is found at once, however many. */
+static int build_index(struct export *x)
+{
+	char key[512];
+	size_t i;
+	json_t *p;
+	x->index = json_object();
+	x->pairs_by_id = json_object();
+	for (int j = 0; j < x->d->n_records; j++) {
+		const nodus_record *r = &x->d->records[j];
+		if (strcmp(r->plan_digest, x->d->plan_digest) != 0)
+			continue;
+		record_key(key, sizeof(key), r->pair_id, r->condition, r->attempt);
+		if (json_object_set_new(x->index, key, json_integer(j)))
+			return NODUS_ERR(x->err, NODUS_ENOMEM, "out of memory indexing the records");
+	}
+	json_array_foreach(json_object_get(x->plan, "pairs"), i, p)
+		if (sget(p, "id") && json_object_set(x->pairs_by_id, sget(p, "id"), p))
+			return NODUS_ERR(x->err, NODUS_ENOMEM, "out of memory indexing the pairs");
+	return 0;
+}
+
+/* The pair's record under cond at this attempt (the deciding one), or NULL. */
 static const nodus_record *find_record(const struct export *x, const char *pair,
 				       const char *cond, int attempt)
 {
-	for (int i = 0; i < x->d->n_records; i++) {
-		const nodus_record *r = &x->d->records[i];
-		if (r->attempt == attempt && strcmp(r->pair_id, pair) == 0 &&
-		    strcmp(r->condition, cond) == 0 &&
-		    strcmp(r->plan_digest, x->d->plan_digest) == 0)
-			return r;
-	}
-	return NULL;
+	char key[512];
+	record_key(key, sizeof(key), pair, cond, attempt);
+	json_t *j = json_object_get(x->index, key);
+	return j ? &x->d->records[json_integer_value(j)] : NULL;
 }
 
 static json_t *provenance(const struct export *x, const nodus_record *r, int attempts)
@@ -417,12 +445,7 @@ static json_t *row(const struct export *x, const json_t *p, const json_t *plan_p
 
 static const json_t *plan_pair(const struct export *x, const char *id)
 {
-	size_t i;
-	json_t *p;
-	json_array_foreach(json_object_get(x->plan, "pairs"), i, p)
-		if (strcmp(sget(p, "id"), id) == 0)
-			return p;
-	return NULL;
+	return json_object_get(x->pairs_by_id, id);
 }
 
 /* Appends the row of pair p under condition c to its split, or p to
@@ -623,6 +646,8 @@ int nodus_report_export(const nodus_report_data *d, const nodus_report_export_op
 	if (!rc)
 		rc = nodus_report_compute(d, NULL, &x.rep, err);
 	if (!rc)
+		rc = build_index(&x);
+	if (!rc)
 		rc = build_rows(&x);
 	if (!rc)
 		rc = write_all(&x, dir);
@@ -636,6 +661,8 @@ int nodus_report_export(const nodus_report_data *d, const nodus_report_export_op
 		json_decref(x.counts[s]);
 	}
 	json_decref(x.missing);
+	json_decref(x.index);
+	json_decref(x.pairs_by_id);
 	json_decref(x.rechecks);
 	json_decref(x.heldout);
 	json_decref(x.families);

@@ -185,8 +185,12 @@ PY
 # 1.3 the same store and FILE give the same files, byte for byte
 "$NODUS" export dataset "$tmp/r.db" --holdout-families "$tmp/holdout.txt" -o "$tmp/ex2" >/dev/null 2>&1 ||
 	fail "1.3 second export exited $?"
+digest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["digest"])' "$tmp/plan.json")
+"$NODUS" export dataset "$tmp/r.db" --plan "$digest" --holdout-families="$tmp/holdout.txt" \
+	--output "$tmp/ex4" >/dev/null 2>&1 || fail "1.3 export --plan exited $?"
 for f in train.jsonl heldout.jsonl; do
 	cmp -s "$tmp/ex/$f" "$tmp/ex2/$f" || fail "1.3 $f differs between two exports"
+	cmp -s "$tmp/ex/$f" "$tmp/ex4/$f" || fail "1.3 $f differs with --plan"
 done
 # an empty FILE holds out nothing; an existing empty DIR is filled
 : >"$tmp/none.txt"
@@ -216,6 +220,8 @@ refused "2.4 no DB" "no such store" "$tmp/nope.db" --holdout-families "$tmp/hold
 refused "2.5 not a store" "not a nodus store" "$tmp/holdout.txt" --holdout-families "$tmp/holdout.txt" -o "$tmp/d5"
 refused "2.6 no -o" "missing -o DIR" "$tmp/r.db" --holdout-families "$tmp/holdout.txt"
 refused "2.7 no FILE option" "missing --holdout-families" "$tmp/r.db" -o "$tmp/d7"
+refused "2.4b unknown plan" "$(printf 'f%.0s' $(seq 64))" "$tmp/r.db" \
+	--plan "$(printf 'f%.0s' $(seq 64))" --holdout-families "$tmp/holdout.txt" -o "$tmp/d4b"
 sums() { (cd "$tmp/ex" && sha256sum train.jsonl heldout.jsonl manifest.json); }
 before=$(sums)
 refused "2.8 over an export" "is not empty" "$tmp/r.db" --holdout-families "$tmp/holdout.txt" -o "$tmp/ex"
