@@ -22,6 +22,8 @@
 #   row_sum_equiv        TIED             AMBIGUOUS          FASTER        recheck disagrees
 #   softmax_fast         CRASH            FASTER             FASTER        no baseline label
 #   softmax_slow         SLOWER           SLOWER             SLOWER*       * another target: excluded
+# and softmax_slow/isolated is marked as `nodus db merge` marks a record copied
+# from a shard: its provenance names the shard.
 # ------------------------------------------------------------------------
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
@@ -82,6 +84,13 @@ S = ("OK", "SLOWER", 0.5, 0.45, 0.55)
 final("softmax_128x1024", "softmax_slow", "isolated", *S)
 final("softmax_128x1024", "softmax_slow", "isolated-recheck", *S)
 final("softmax_128x1024", "softmax_slow", "stress", *S, target="ab" * 32)
+# as `nodus db merge` marks a record it copied from a shard
+import json
+rid, detail = db.execute("SELECT id, detail_json FROM records WHERE final = 1 AND condition = "
+                         "'isolated' AND pair_id LIKE 'softmax_128x1024/softmax_slow/%'").fetchone()
+detail = json.loads(detail)
+detail["merged"] = {"from": "shard-1.db", "attempt": 1, "final": True, "content": "cd" * 32}
+db.execute("UPDATE records SET detail_json = ? WHERE id = ?", (json.dumps(detail), rid))
 db.commit()
 PY
 
@@ -141,6 +150,10 @@ assert set(man["row_schema"]) == set(next(iter(rows.values()))), "row_schema nam
 for s in ("train", "heldout"):
     data = open(f"{ex}/{s}.jsonl", "rb").read()
     assert man["files"][f"{s}.jsonl"]["sha256"] == hashlib.sha256(data).hexdigest(), s
+# a merged record names its shard; the others were measured here
+merged = {k: r["provenance"]["merged"] for k, r in rows.items() if r["provenance"]["merged"]}
+assert list(merged) == [("softmax_128x1024/softmax_slow/softmax_ref", "isolated")], merged
+assert next(iter(merged.values()))["from"] == "shard-1.db", merged
 # trusted only where the label agrees with its isolated recheck, as the report sees it
 # (labels and excluded of `nodus report --format json`, the rule written out here again):
 # another condition is held against the baseline, the baseline against the later isolated ones
