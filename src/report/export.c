@@ -264,6 +264,43 @@ static void no_recheck_label(const struct export *x, const json_t *p, const char
 		snprintf(why, size, "no isolated recheck label: '%s' ended %s", rc, other);
 }
 
+/* trust() for a baseline record with a decided label: held against the
+ * plan's later isolated conditions, it must agree with each that has a
+ * label on its target, and with one at least. */
+static int trust_baseline(const struct export *x, const json_t *p, char *why, size_t size,
+			  const char **recheck)
+{
+	const char *base = sget(x->rep, "baseline");
+	const json_t *labels = json_object_get(p, "labels"), *agrees = json_object_get(p, "agrees");
+	if (json_array_size(x->rechecks) == 0) {
+		snprintf(why, size, "no isolated recheck: '%s' is the baseline and the plan has no "
+			 "second isolated condition to recheck it", base);
+		return 0;
+	}
+	size_t i;
+	json_t *v;
+	const char *agreeing = NULL;
+	json_array_foreach(x->rechecks, i, v) {
+		const char *rc = json_string_value(v);
+		const json_t *ag = json_object_get(agrees, rc);
+		if (is_label(sget(labels, rc)) && json_is_false(ag)) {
+			*recheck = rc;
+			snprintf(why, size, "disagrees with its isolated recheck '%s': %s there", rc,
+				 sget(labels, rc));
+			return 0;
+		}
+		if (is_label(sget(labels, rc)) && json_is_true(ag) && !agreeing)
+			agreeing = rc;
+	}
+	if (agreeing) {
+		*recheck = agreeing;
+		return 1;
+	}
+	*recheck = json_string_value(json_array_get(x->rechecks, 0));
+	no_recheck_label(x, p, base, *recheck, why, size);
+	return 0;
+}
+
 /* Whether the final record of pair p (report document) under condition
  * cond is trusted: 1, or 0 with why (size bytes); *recheck gets the name of
  * the isolated condition it was held against (borrowed), or NULL. */
@@ -294,34 +331,7 @@ static int trust(const struct export *x, const json_t *p, const char *cond, char
 			no_recheck_label(x, p, cond, base, why, size);
 		return 0;
 	}
-	/* the baseline: rechecked by the later isolated conditions */
-	if (json_array_size(x->rechecks) == 0) {
-		snprintf(why, size, "no isolated recheck: '%s' is the baseline and the plan has no "
-			 "second isolated condition to recheck it", base);
-		return 0;
-	}
-	size_t i;
-	json_t *v;
-	const char *agreeing = NULL;
-	json_array_foreach(x->rechecks, i, v) {
-		const char *rc = json_string_value(v);
-		const json_t *ag = json_object_get(agrees, rc);
-		if (is_label(sget(labels, rc)) && json_is_false(ag)) {
-			*recheck = rc;
-			snprintf(why, size, "disagrees with its isolated recheck '%s': %s there", rc,
-				 sget(labels, rc));
-			return 0;
-		}
-		if (is_label(sget(labels, rc)) && json_is_true(ag) && !agreeing)
-			agreeing = rc;
-	}
-	if (agreeing) {
-		*recheck = agreeing;
-		return 1;
-	}
-	*recheck = json_string_value(json_array_get(x->rechecks, 0));
-	no_recheck_label(x, p, cond, *recheck, why, size);
-	return 0;
+	return trust_baseline(x, p, why, size, recheck);
 }
 
 /* ---- rows ---- */
