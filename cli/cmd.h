@@ -66,6 +66,7 @@ int nodus_cmd_calibrate(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_check(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_db(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_demo(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_export(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_gpustress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_audit_worker(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_import(int argc, char **argv, const nodus_cli_ctx *ctx);

@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{"check", nodus_cmd_check, 0, "validate task, workload, solution and campaign files"},
 	{"db", nodus_cmd_db, 0, "inspect or migrate a record store"},
 	{"demo", nodus_cmd_demo, 0, "seal and run the bundled default campaign, print the report"},
+	{"export", nodus_cmd_export, 0, "records as JSONL rows for training: train and held-out by family"},
 	{"help", nodus_cmd_help, 0, "list commands, or show one command's help"},
 	{"import", nodus_cmd_import, 0, "KernelBench problems and candidates as nodus files"},
 	{"new", nodus_cmd_new, 0, "write a task, solution or campaign to start from"},

@@ -494,6 +494,33 @@ static int check_target(const char *dir, nodus_error *err)
 	return 0;
 }
 
+int nodus__report_dir_begin(const char *dir, char *root, size_t size, nodus_error *err)
+{
+	int rc = check_target(dir, err);
+	if (rc)
+		return rc;
+	if ((size_t)snprintf(root, size, "%s.tmp-XXXXXX", dir) >= size)
+		return NODUS_ERR(err, NODUS_EIO, "'%s': path too long", dir);
+	if (!mkdtemp(root))
+		return NODUS_ERR(err, NODUS_EIO, "cannot create a directory beside '%s' (%s): %s", dir,
+				 root, strerror(errno));
+	chmod(root, 0755); /* mkdtemp's 0700 is for secrets; a dataset is for reading */
+	return 0;
+}
+
+int nodus__report_dir_commit(const char *root, const char *dir, nodus_error *err)
+{
+	if (rename(root, dir) != 0)
+		return NODUS_ERR(err, NODUS_EIO, "cannot rename '%s' to '%s': %s", root, dir,
+				 strerror(errno));
+	return 0;
+}
+
+void nodus__report_dir_abort(const char *root)
+{
+	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const char *dir,
 			 nodus_report_dataset_counts *counts, nodus_error *err)
 {
@@ -504,17 +531,11 @@ int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const 
 				 p->path, p->digest, d->plan_digest);
 	if (!(ds.plan = json_loads(d->plan_json, 0, NULL)))
 		return NODUS_ERR(err, NODUS_EPARSE, "the stored plan is not JSON");
-	int rc = check_target(dir, err);
-	if ((size_t)snprintf(ds.root, sizeof(ds.root), "%s.tmp-XXXXXX", dir) >= sizeof(ds.root))
-		rc = rc ? rc : NODUS_ERR(err, NODUS_EIO, "'%s': path too long", dir);
-	if (!rc && !mkdtemp(ds.root))
-		rc = NODUS_ERR(err, NODUS_EIO, "cannot create a directory beside '%s' (%s): %s", dir,
-			       ds.root, strerror(errno));
+	int rc = nodus__report_dir_begin(dir, ds.root, sizeof(ds.root), err);
 	if (rc) {
 		json_decref(ds.plan);
 		return rc;
 	}
-	chmod(ds.root, 0755); /* mkdtemp's 0700 is for secrets; a dataset is for reading */
 	ds.traces = json_object();
 	rc = write_tasks(&ds);
 	if (!rc)
@@ -524,11 +545,10 @@ int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const 
 	if (!rc) /* always, empty when there were none: a reader sees none were left out */
 		rc = write_file(&ds, "nodus/harness-failures.jsonl", ds.failures.data,
 				ds.failures.len);
-	if (!rc && rename(ds.root, dir) != 0)
-		rc = NODUS_ERR(err, NODUS_EIO, "cannot rename '%s' to '%s': %s", ds.root, dir,
-			       strerror(errno));
+	if (!rc)
+		rc = nodus__report_dir_commit(ds.root, dir, err);
 	if (rc)
-		nftw(ds.root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		nodus__report_dir_abort(ds.root);
 	else if (counts)
 		*counts = ds.n;
 	json_decref(ds.traces);

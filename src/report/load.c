@@ -35,17 +35,23 @@ void nodus_report_data_release(nodus_report_data *d)
 }
 
 /* Of a record's detail, the report needs only the tie margin that labelled
- * it: {"tie_margin": d}, heap, or NULL when the record has none. */
-static char *tie_margin_only(const char *detail_json)
+ * it, and the export where a merged record came from (its "merged"
+ * object, which `nodus db merge` adds): {"tie_margin": d, "merged": {...}}
+ * with what the record has of those, heap, or NULL when it has neither. */
+static char *report_detail(const char *detail_json)
 {
 	json_t *detail = detail_json ? json_loads(detail_json, 0, NULL) : NULL;
 	json_t *tie = json_object_get(detail, "tie_margin");
+	json_t *merged = json_object_get(detail, "merged");
+	json_t *keep = json_object();
 	char *out = NULL;
-	if (json_is_number(tie)) {
-		char buf[64];
-		snprintf(buf, sizeof(buf), "{\"tie_margin\":%.17g}", json_number_value(tie));
-		out = strdup(buf);
-	}
+	if (json_is_number(tie))
+		json_object_set(keep, "tie_margin", tie);
+	if (json_is_object(merged))
+		json_object_set(keep, "merged", merged);
+	if (json_object_size(keep))
+		out = json_dumps(keep, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(keep);
 	json_decref(detail);
 	return out;
 }
@@ -65,7 +71,7 @@ static int keep_record(const nodus_record *r, void *ctx)
 	nodus_record *x = &d->records[d->n_records++];
 	*x = *r;
 	x->message = r->message ? strdup(r->message) : NULL;
-	x->detail_json = tie_margin_only(r->detail_json);
+	x->detail_json = report_detail(r->detail_json);
 	if (r->message && !x->message) {
 		free(x->detail_json);
 		d->n_records--;

@@ -408,13 +408,6 @@ static int is_excluded(const json_t *rep, const char *pair, const char *cond)
 	return 0;
 }
 
-/* 1 if outcome is a label (the agreement scores only those baselines). */
-static int is_label(const char *outcome)
-{
-	return strcmp(outcome, "FASTER") == 0 || strcmp(outcome, "SLOWER") == 0 ||
-	       strcmp(outcome, "TIED") == 0 || strcmp(outcome, "AMBIGUOUS") == 0;
-}
-
 static void render_csv(const json_t *rep, nodus_buf *b)
 {
 	const char *base = str(rep, "baseline");
@@ -440,8 +433,10 @@ static void render_csv(const json_t *rep, nodus_buf *b)
 			csv_field(b, base, 0);
 			csv_field(b, out, 0);
 			csv_field(b, bout, 0);
-			csv_field(b, excl || !is_label(bout) ? "" : strcmp(out, bout) == 0 ? "1" : "0",
-				  0);
+			/* report.c decides agreement; null: not scored (excluded, or no
+			 * baseline label) */
+			const json_t *ag = json_object_get(json_object_get(p, "agrees"), name);
+			csv_field(b, json_is_boolean(ag) ? json_is_true(ag) ? "1" : "0" : "", 0);
 			csv_field(b, excl ? "1" : "0", 0);
 			const json_t *m = json_object_get(json_object_get(p, "expect_mismatch"), name);
 			csv_field(b, json_is_boolean(m) ? json_is_true(m) ? "1" : "0" : "", 0);

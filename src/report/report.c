@@ -355,6 +355,41 @@ static int target_differs(const struct ctx *c, int p, int k)
 	       strcmp(b->target_hash, r->target_hash) != 0;
 }
 
+/* 1 if baseline outcome a can be agreed with: a label. */
+static int scorable(int a)
+{
+	return a < CAT_STATUS0;
+}
+
+/* The baseline's outcome as a binary judge would have said it: FASTER is
+ * faster, SLOWER and TIED are not; an AMBIGUOUS interval says neither
+ * (-1: left out). Anything else as it is. */
+static int binarized(int a)
+{
+	if (a == NODUS_LABEL_FASTER)
+		return CAT_BINARY_FASTER;
+	if (a == NODUS_LABEL_SLOWER || a == NODUS_LABEL_TIED)
+		return CAT_BINARY_NOT_FASTER;
+	return a == NODUS_LABEL_AMBIGUOUS ? -1 : a;
+}
+
+/* Whether pair p's outcome under condition k agrees with its baseline
+ * outcome, the one place this is decided: 1 it does, 0 it does not, -1
+ * the pair is not scored there (it ran on another target than its
+ * baseline record, or its baseline outcome is no label: a failure or
+ * MISSING). The agreeing count of a condition is the number of its pairs
+ * for which this is 1; pairs[].agrees and `nodus export` read it. */
+static int pair_agrees(const struct ctx *c, int p, int k)
+{
+	int a = outcome(final_of(c, p, c->base));
+	if (target_differs(c, p, k) || !scorable(a))
+		return -1;
+	/* a preset's verdict is held against the baseline's label binarized */
+	if (c->conds[k].preset && (a = binarized(a)) < 0)
+		return -1;
+	return a == outcome(final_of(c, p, k));
+}
+
 static json_t *fingerprint(const struct ctx *c, const char *hash)
 {
 	for (int i = 0; i < c->d->n_targets; i++)
@@ -486,24 +521,6 @@ static json_t *matrix(const struct items *it)
 		json_array_append_new(rows, row);
 	}
 	return json_pack("{s:o, s:o}", "categories", cats, "counts", rows);
-}
-
-/* 1 if baseline outcome a can be agreed with: a label. */
-static int scorable(int a)
-{
-	return a < CAT_STATUS0;
-}
-
-/* The baseline's outcome as a binary judge would have said it: FASTER is
- * faster, SLOWER and TIED are not; an AMBIGUOUS interval says neither
- * (-1: left out). Anything else as it is. */
-static int binarized(int a)
-{
-	if (a == NODUS_LABEL_FASTER)
-		return CAT_BINARY_FASTER;
-	if (a == NODUS_LABEL_SLOWER || a == NODUS_LABEL_TIED)
-		return CAT_BINARY_NOT_FASTER;
-	return a == NODUS_LABEL_AMBIGUOUS ? -1 : a;
 }
 
 /* The scored subset of it (baseline outcome a label), clusters compacted.
@@ -760,7 +777,7 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 	}
 	int agreeing = 0;
 	for (int i = 0; i < sc.n; i++)
-		agreeing += sc.a[i] == sc.b[i];
+		agreeing += pair_agrees(c, sc.pair[i], k) == 1;
 	json_t *cond = json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:i}", "name", c->conds[k].name,
 				 "kind", c->conds[k].kind, "baseline", k == c->base, "pairs", it.n,
 				 "excluded", c->n_pairs - it.n, "scored", sc.n, "agreeing",
@@ -795,10 +812,12 @@ static json_t *pairs_section(const struct ctx *c)
 		json_t *labels = json_object(), *speedups = json_object();
 		json_t *messages = json_object(), *guards = json_object();
 		json_t *decided_by = json_object(), *mismatch = json_object();
+		json_t *agrees = json_object();
 		for (int k = 0; k < c->n_conds; k++) {
 			const nodus_record *r = final_of(c, p, k);
 			const char *name = c->conds[k].name;
-			int m = expect_missed(c, p, k);
+			int m = expect_missed(c, p, k), ag = pair_agrees(c, p, k);
+			json_object_set_new(agrees, name, ag < 0 ? json_null() : json_boolean(ag));
 			json_object_set_new(mismatch, name, m < 0 ? json_null() : json_boolean(m));
 			json_object_set_new(decided_by, name,
 					    json_pack("{s:o, s:i}", "attempt",
@@ -814,10 +833,10 @@ static json_t *pairs_section(const struct ctx *c)
 									   : json_null());
 		}
 		json_array_append_new(list, json_pack(
-			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", q->id, "task",
-			q->task, "candidate", q->candidate, "reference", q->reference, "expect",
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", q->id,
+			"task", q->task, "candidate", q->candidate, "reference", q->reference, "expect",
 			q->expect ? json_string(q->expect) : json_null(), "expect_mismatch",
-			mismatch, "labels", labels,
+			mismatch, "labels", labels, "agrees", agrees,
 			"decided_by", decided_by, "speedups", speedups, "messages", messages,
 			"guards", guards));
 	}

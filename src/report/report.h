@@ -39,8 +39,9 @@ typedef struct nodus_report_data {
 	char plan_digest[NODUS_SHA256_HEX]; /* the plan reported on */
 	char *plan_json;           /* the plan document: pairs, conditions, target */
 	nodus_record *records;     /* every attempt of the plan, any order; no samples;
-				      message owned (NULL if none); detail_json only {"tie_margin": d}
-				      (owned) or NULL */
+				      message owned (NULL if none); detail_json only
+				      {"tie_margin": d, "merged": {...}}, what the
+				      record has of them (owned), or NULL */
 	int n_records;             /* entries in records */
 	char **target_hash;        /* fingerprints known to the store: hash i ... */
 	char **target_json;        /* ... has fingerprint JSON i */
@@ -101,6 +102,17 @@ typedef struct nodus_report_dataset_counts {
 int nodus_report_dataset(const nodus_report_data *d, const nodus_plan *p, const char *dir,
 			 nodus_report_dataset_counts *counts, nodus_error *err);
 
+/* Output directories, written whole or not at all (dataset.c; the
+ * dataset and the export use them): nodus__report_dir_begin() refuses dir
+ * unless it does not exist or is an empty directory (NODUS_EIO, saying
+ * so), then makes a new directory beside it, DIR.tmp-XXXXXX, whose path it
+ * writes to root (size bytes); fill root, then nodus__report_dir_commit()
+ * renames it onto dir (rename() replaces an empty directory, never a full
+ * one), or nodus__report_dir_abort() removes it and all it holds. */
+int nodus__report_dir_begin(const char *dir, char *root, size_t size, nodus_error *err);
+int nodus__report_dir_commit(const char *root, const char *dir, nodus_error *err);
+void nodus__report_dir_abort(const char *root);
+
 /* Shared by trace.c and dataset.c (library-internal). */
 /* The FlashInfer-Bench status of a final record, or NULL when it is a
  * harness failure (not the candidate's fault; table in trace.c). */
@@ -120,6 +132,37 @@ json_t *nodus__trace_line(const nodus_report_data *d, const json_t *pair, const 
  * guard, message, timestamp, plan (new reference), or NULL. */
 json_t *nodus__trace_harness_line(const nodus_report_data *d, const json_t *pair,
 				  const nodus_record *r);
+
+/* How nodus_report_export() exports. */
+typedef struct nodus_report_export_options {
+	const char *holdout_path;  /* FILE: the held-out family (task) names, one a line,
+				      '#' comments and blank lines allowed; required */
+	const char *db_path;       /* the store, as the user named it, for the manifest */
+} nodus_report_export_options;
+
+/* What nodus_report_export() wrote. */
+typedef struct nodus_report_export_counts {
+	int train;                 /* rows of train.jsonl */
+	int heldout;               /* rows of heldout.jsonl */
+	int trusted;               /* rows of both with trusted true */
+	int missing;               /* pair-conditions without a final record: no row */
+	int families;              /* the plan's families (tasks) */
+	int heldout_families;      /* of them, those FILE holds out */
+} nodus_report_export_counts;
+
+/* Writes the plan's final records as a training dataset into dir (export.c;
+ * docs/export.md): dir/train.jsonl and dir/heldout.jsonl, one row per final
+ * record, split by family (the pair's task) as o->holdout_path lists them,
+ * and dir/manifest.json. dir must not exist or be empty; everything is
+ * written beside it, then renamed onto it. A row is trusted only when it is
+ * OK with a decided label that agrees with its isolated recheck as the
+ * report computes agreement (pairs[].agrees). NODUS_EINVAL, located at
+ * FILE:LINE, for a name that is no task of the plan (or listed twice), or
+ * for FILE unreadable; NODUS_EINVAL too for a plan without a final record
+ * or without an isolated condition; NODUS_EIO when dir is not empty or a
+ * file cannot be written. counts (may be NULL) gets what was written. */
+int nodus_report_export(const nodus_report_data *d, const nodus_report_export_options *o,
+			const char *dir, nodus_report_export_counts *counts, nodus_error *err);
 
 typedef enum nodus_report_format {
 	NODUS_REPORT_TEXT,         /* readable terminal report */

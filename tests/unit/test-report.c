@@ -357,6 +357,25 @@ static void test_excluded_targets(void **state)
 	/* p1, p3, p4, p6 scored (p5's baseline failed); p1, p3, p6 agree */
 	assert_float_equal(getnum(c, "agreement", "estimate"), 3.0 / 4.0, 1e-12);
 	assert_int_equal(json_array_size(json_object_get(c, "false_fast")), 1);
+	/* pairs[].agrees, what the CSV and nodus export read: null where not
+	 * scored (p2 excluded, p5's baseline CRASH), and its trues are the
+	 * condition's agreeing count */
+	{
+		static const char *const want[] = {"true", "null", "true", "false", "null", "true"};
+		int trues = 0;
+		for (size_t i = 0; i < 6; i++) {
+			json_t *p = json_array_get(json_object_get(f->rep, "pairs"), i);
+			json_t *ag = json_object_get(json_object_get(p, "agrees"), "shared");
+			const char *got = json_is_true(ag) ? "true" : json_is_false(ag) ? "false"
+							       : json_is_null(ag) ? "null" : "?";
+			assert_string_equal(got, want[i]);
+			trues += json_is_true(ag);
+			/* the baseline agrees with itself wherever it has a label */
+			ag = json_object_get(json_object_get(p, "agrees"), "isolated");
+			assert_true(i == 4 ? json_is_null(ag) : json_is_true(ag));
+		}
+		assert_int_equal(trues, json_integer_value(json_object_get(c, "agreeing")));
+	}
 	/* fingerprints unknown: still excluded, the reason says so */
 	json_decref(f->rep);
 	f->rep = NULL;
