@@ -104,7 +104,8 @@ static const char *const row_schema[][2] = {
 		       "empty when the worker failed before reporting one), judge (the plan's "
 		       "sealed judge object), attempt, attempts (records of the pair-condition), "
 		       "started_at, finished_at [unix s], merged (where nodus db merge took it "
-		       "from, or null)}; records carry no run id or host name"},
+		       "from, or null), run ({id, host}: the nodus run that wrote it, or null for "
+		       "a record older than that field)}"},
 	{"trusted", "true only when status is OK, the label is FASTER, SLOWER or TIED, and it "
 		    "agrees with its isolated recheck as the report defines agreement"},
 	{"trusted_why", "null when trusted, else why not"},
@@ -380,12 +381,13 @@ static json_t *provenance(const struct export *x, const nodus_record *r, int att
 {
 	json_t *detail = r->detail_json ? json_loads(r->detail_json, 0, NULL) : NULL;
 	json_t *merged = json_object_get(detail, "merged");
-	json_t *pv = json_pack("{s:s, s:s, s:O, s:i, s:i, s:o, s:o, s:O}", "plan_digest",
+	json_t *run = json_object_get(detail, "run");
+	json_t *pv = json_pack("{s:s, s:s, s:O, s:i, s:i, s:o, s:o, s:O, s:O}", "plan_digest",
 			       r->plan_digest, "target_hash", r->target_hash, "judge",
 			       json_object_get(x->plan, "judge"), "attempt", r->attempt,
 			       "attempts", attempts, "started_at", jnum(r->started_at),
 			       "finished_at", jnum(r->finished_at), "merged",
-			       merged ? merged : json_null());
+			       merged ? merged : json_null(), "run", run ? run : json_null());
 	json_decref(detail);
 	return pv;
 }

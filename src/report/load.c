@@ -35,20 +35,24 @@ void nodus_report_data_release(nodus_report_data *d)
 }
 
 /* Of a record's detail, the report needs only the tie margin that labelled
- * it, and the export where a merged record came from (its "merged"
- * object, which `nodus db merge` adds): {"tie_margin": d, "merged": {...}}
- * with what the record has of those, heap, or NULL when it has neither. */
+ * it, and the export which run wrote it (its "run": id and host) and where
+ * a merged record came from (its "merged" object, which `nodus db merge`
+ * adds): {"tie_margin": d, "run": {...}, "merged": {...}} with what the
+ * record has of those, heap, or NULL when it has none. */
 static char *report_detail(const char *detail_json)
 {
 	json_t *detail = detail_json ? json_loads(detail_json, 0, NULL) : NULL;
 	json_t *tie = json_object_get(detail, "tie_margin");
 	json_t *merged = json_object_get(detail, "merged");
+	json_t *run = json_object_get(detail, "run");
 	json_t *keep = json_object();
 	char *out = NULL;
 	if (json_is_number(tie))
 		json_object_set(keep, "tie_margin", tie);
 	if (json_is_object(merged))
 		json_object_set(keep, "merged", merged);
+	if (json_is_object(run))
+		json_object_set(keep, "run", run);
 	if (json_object_size(keep))
 		out = json_dumps(keep, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(keep);

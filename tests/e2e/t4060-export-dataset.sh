@@ -154,6 +154,10 @@ for s in ("train", "heldout"):
 merged = {k: r["provenance"]["merged"] for k, r in rows.items() if r["provenance"]["merged"]}
 assert list(merged) == [("softmax_128x1024/softmax_slow/softmax_ref", "isolated")], merged
 assert next(iter(merged.values()))["from"] == "shard-1.db", merged
+# every row names the run that wrote it (detail.run: id and host)
+for k, r in rows.items():
+    run = r["provenance"]["run"]
+    assert run and run["id"] and run["host"], (k, run)
 # trusted only where the label agrees with its isolated recheck, as the report sees it
 # (labels and excluded of `nodus report --format json`, the rule written out here again):
 # another condition is held against the baseline, the baseline against the later isolated ones
