@@ -16,7 +16,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nodus run PLAN.json --db DB [--resume] [--condition NAME] [--cache DIR] [-q]\n\n"
+		"usage: nodus run PLAN.json --db DB [--resume] [--condition NAME] [--cache DIR] [-q]\n"
+		"                [--shard I/N | --devices LIST]\n\n"
 		"Evaluates every (pair, condition) of a sealed plan and stores one record per\n"
 		"attempt in DB (SQLite, created if missing). The plan is verified first: a plan\n"
 		"whose files changed since sealing is refused (exit 1, naming each file).\n\n"
@@ -27,6 +28,11 @@ static void usage(FILE *f)
 		"  --cache DIR       compiled solutions (default: nodus-cache beside DB)\n"
 		"  --shard I/N       only pairs p with p %% N == I (replay conditions start N\n"
 		"                    such orchestrators side by side themselves)\n"
+		"  --devices LIST    a cuda plan over several GPUs of this host: one\n"
+		"                    orchestrator per entry (GPU ordinals, e.g. 0,1,2,3, or\n"
+		"                    all; within CUDA_VISIBLE_DEVICES when it is set), each a\n"
+		"                    shard on its GPU, all into DB; refused unless every GPU\n"
+		"                    is one profile. A repeat (0,0) runs two on one GPU\n"
 		"  --progress=FORM   text (the default: a line per record, with k of N,\n"
 		"                    elapsed time and ETA), json (one JSON object per line,\n"
 		"                    flushed at once: condition_start, record, condition_end,\n"
@@ -55,12 +61,14 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 		{"condition", required_argument, NULL, 'c'},
 		{"cache", required_argument, NULL, 'C'},
 		{"shard", required_argument, NULL, 's'},
+		{"devices", required_argument, NULL, 'D'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"progress", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	nodus_run_opts o;
+	const char *devices = NULL;
 	int ch, rc;
 	memset(&o, 0, sizeof(o));
 	o.self_path = ctx->self_path;
@@ -102,6 +110,9 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 			if ((rc = parse_shard(optarg, &o)))
 				return rc;
 			break;
+		case 'D':
+			devices = optarg;
+			break;
 		default:
 			return nodus_cli_option_error("run", ch, argc, argv);
 		}
@@ -116,6 +127,21 @@ int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx)
 		return nodus_cli_usage_error("run", "no --db given");
 	if ((rc = nodus_cli_check_dir("run", "--cache", o.cache_dir)))
 		return rc;
+	if (devices && o.shard_count > 0)
+		return nodus_cli_usage_error("run", "--devices makes the shards itself: give "
+					     "--devices or --shard, not both");
+	if (devices) {
+		nodus_error err;
+		memset(&err, 0, sizeof(err));
+		if ((rc = nodus_run_devices(&o, devices, &err))) {
+			nodus_cli_print_error(&err);
+			return nodus_cli_exit_for(rc);
+		}
+		if (o.progress)
+			printf("run complete on %s: every orchestrator ended; nodus report %s reads "
+			       "them together\n", devices, o.db_path);
+		return NODUS_EXIT_OK;
+	}
 	return nodus_cli_run_plan(&o);
 }
 

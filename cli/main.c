@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{"__gpustress", nodus_cmd_gpustress, CMD_HIDDEN, "internal: a GPU co-tenant process"},
 	{"__jail", nodus_cmd_jail, CMD_HIDDEN, "internal: a tool chain program under Landlock"},
 	{"__stress", nodus_cmd_stress, CMD_HIDDEN, "internal: a cpu stressor process"},
+	{"__target", nodus_cmd_target, CMD_HIDDEN, "internal: a device's fingerprint"},
 	{"__worker", nodus_cmd_worker, CMD_HIDDEN, "internal: a worker process"},
 	{"audit", nodus_cmd_audit, 0, "can the judge's inputs tell right kernels from wrong ones?"},
 	{"calibrate", nodus_cmd_calibrate, 0, "run the A/A pairs and report the noise floor"},

@@ -75,6 +75,7 @@ struct nodus_nvml {
 	int initialised;                   /* nvmlInit_v2 succeeded; shut down on close */
 	nvml_device dev;                   /* the physical GPU */
 	nvml_device mig;                   /* the MIG slice we run on, or NULL */
+	int count;                         /* GPUs the driver lists */
 	fn_void shutdown;                  /* nvmlShutdown */
 	fn_error_string error_string;      /* nvmlErrorString */
 	fn_string get_name;                /* nvmlDeviceGetName */
@@ -155,6 +156,7 @@ static int select_device(nodus_nvml *n, const char *pci_bus_id, const char *mig_
 	if (rc != NVML_SUCCESS || count == 0)
 		return NODUS_ERR(err, NODUS_EUNAVAILABLE, "nvml: no GPU: %s",
 				 rc != NVML_SUCCESS ? nvml_msg(n, rc) : "device count is 0");
+	n->count = (int)count;
 	if (pci_bus_id && by_pci)
 		rc = by_pci(pci_bus_id, &n->dev);
 	else
@@ -216,6 +218,11 @@ int nodus_nvml_open(nodus_nvml **out, const char *pci_bus_id, const char *mig_uu
 out:
 	nodus_nvml_close(n);
 	return ret;
+}
+
+int nodus_nvml_device_count(const nodus_nvml *nvml)
+{
+	return nvml ? nvml->count : 0;
 }
 
 void nodus_nvml_close(nodus_nvml *nvml)

@@ -98,6 +98,9 @@ typedef struct nodus_nvml_info {
 int nodus_nvml_open(nodus_nvml **out, const char *pci_bus_id, const char *mig_uuid,
 		    nodus_error *err);
 
+/* How many GPUs the driver lists (NVML's index order: PCI bus order). */
+int nodus_nvml_device_count(const nodus_nvml *nvml);
+
 /* Shuts NVML down for this handle and frees it; NULL is a no-op. */
 void nodus_nvml_close(nodus_nvml *nvml);
 

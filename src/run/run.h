@@ -16,6 +16,7 @@
 #ifndef NODUS_RUN_H
 #define NODUS_RUN_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "common/common.h"
@@ -40,6 +41,18 @@ typedef struct nodus_run_summary {
 	int records;             /* records written by this run, retries included */
 	int failures;            /* final records whose status is not OK */
 } nodus_run_summary;
+
+/* Moves the fields of a device fingerprint that name one physical unit
+ * (uuid, cuda_uuid, pci_bus_id) from fp into unit: what is left is the
+ * profile, the part of the target hash a device contributes (target.c). */
+void nodus__target_split_unit(json_t *fp, json_t *unit);
+
+/* `nodus run --devices LIST`: one orchestrator per entry of LIST (GPU
+ * ordinals, comma-separated, repeats allowed; or "all"), each a shard
+ * `nodus run --shard I/N` of the plan on its GPU, all writing into the one
+ * store; refused before anything runs unless every GPU's profile is the
+ * same (devices.c). Returns 0 when every orchestrator completed. */
+int nodus_run_devices(const nodus_run_opts *opts, const char *devices, nodus_error *err);
 
 /* Runs the plan. Plan verification faults go to diags (returns
  * NODUS_ECHANGED); other failures of the harness to err. Failing candidates

@@ -22,6 +22,17 @@
  * same toolchain) is comparable while a MIG slice or another driver is not. */
 static const char *const unit_fields[] = {"uuid", "cuda_uuid", "pci_bus_id"};
 
+void nodus__target_split_unit(json_t *fp, json_t *unit)
+{
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
+		json_t *v = json_object_get(fp, unit_fields[i]);
+		if (v) {
+			json_object_set(unit, unit_fields[i], v);
+			json_object_del(fp, unit_fields[i]);
+		}
+	}
+}
+
 /* A campaign with python solutions runs on its interpreter: its path,
  * Python's and torch's versions are part of the target (another torch is
  * another target). The probe was made by the build, so it is cached. */
@@ -55,13 +66,7 @@ static void record_target(struct run_ctx *x, struct attempt *a, json_t *fp)
 	json_object_set_new(fp, "os_kernel", json_string(u.release));
 	python_fingerprint(x, fp);
 	json_t *unit = json_object();
-	for (size_t i = 0; i < NODUS_ARRAY_SIZE(unit_fields); i++) {
-		json_t *v = json_object_get(fp, unit_fields[i]);
-		if (v) {
-			json_object_set(unit, unit_fields[i], v);
-			json_object_del(fp, unit_fields[i]);
-		}
-	}
+	nodus__target_split_unit(fp, unit);
 	json_object_set_new(a->detail, "device_unit", unit);
 	char *canon = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
 	if (canon) {
