@@ -63,6 +63,9 @@
 #                                           judge and its recheck on PRESET_CAMPAIGN's pairs
 #                                           (default suites/cuda/campaign.json), one store
 #                                           (PRESET_DB to resume one carried there), one report
+#     bash bench/gpu-check.sh devices       nodus run --devices on one GPU: 0 against a plain
+#                                           run (labels), and 0,0 (two orchestrators: the
+#                                           merge path, nothing lost or twice)
 #     bash bench/gpu-check.sh kernelbench [import nodus kb summary check]
 #                                           the side-by-side study with KernelBench's
 #                                           evaluator (bench/kernelbench-side-by-side.sh:
@@ -300,6 +303,40 @@ PY
 	while IFS= read -r line; do row "" "$line"; done <"$OUT/presets.txt"
 	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$db"
 	cp "$db" "$work/presets-copy.db" && tar -C "$work" -czf "$OUT/presets-db.tar.gz" presets-copy.db
+elif [ "$mode" = devices ]; then
+	# issue 22 on one GPU: the isolated CUDA campaign plainly, with
+	# --devices 0 (one orchestrator, through the profile check) and with
+	# --devices 0,0 (two orchestrators on one GPU: the merge path; their
+	# pairs see each other's workers, so NOT_ISOLATED is expected there),
+	# each into a fresh store: labels of the first two compared
+	# (bench/retest.py), every pair-condition of the third final once
+	"$N" plan suites/cuda/campaign.json --cache "$cache" -o "$work/plan.json" >>"$log" 2>&1 || row plan FAILED
+	runcampaign "plain" "$work/plan.json" "$work/plain.db" --condition isolated
+	runcampaign "--devices 0" "$work/plan.json" "$work/dev0.db" --condition isolated --devices 0
+	runcampaign "--devices 0,0" "$work/plan.json" "$work/dev00.db" --condition isolated --devices 0,0
+	python3 bench/retest.py "$work/plain.db" "$work/dev0.db" >"$OUT/retest-plain-dev0.txt" 2>>"$log"
+	row "plain x --devices 0" "$(tail -1 "$OUT/retest-plain-dev0.txt")"
+	python3 - "$work/dev00.db" "$work/plan.json" >"$OUT/dev00.txt" 2>&1 <<'PY'
+import collections, json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+plan = json.load(open(sys.argv[2]))
+want = {p["id"] for p in plan["pairs"]}
+finals = collections.Counter(p for (p,) in db.execute(
+    "SELECT pair_id FROM records WHERE final = 1 AND condition = 'isolated' AND status <> 'NOT_ISOLATED'"))
+last = {p: s for p, s in db.execute(
+    "SELECT pair_id, status FROM records WHERE final = 1 AND condition = 'isolated' ORDER BY id")}
+runs = {json.loads(d)["run"]["id"] for (d,) in db.execute("SELECT detail_json FROM records")}
+twice = [p for p, n in finals.items() if n > 1]
+lost = sorted(want - set(last))
+statuses = collections.Counter(last.values())
+print(f"--devices 0,0: {len(last)} of {len(want)} pairs with a final record, {len(twice)} decided twice, "
+      f"{len(lost)} lost, {len(runs)} orchestrators; final statuses {dict(statuses)}")
+PY
+	row "--devices 0,0" "$(tail -1 "$OUT/dev00.txt")"
+	for db in plain dev0 dev00; do
+		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/$db.db"
+	done
+	tar -C "$work" -czf "$OUT/databases.tar.gz" plain.db dev0.db dev00.db
 elif [ "$mode" = schedule ]; then
 	# issue 4 item 7: nodus's quiet schedule against the one the issue
 	# proposed (the next pair's workers start while a pair is timed), two
@@ -539,7 +576,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | devices | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
