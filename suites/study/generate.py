@@ -472,8 +472,8 @@ def profile_c(fam, used):
                 "__attribute__((noinline)) static int run_unfused(const nodus_call *call, int trips)\n{\n"
                 "\tfor (int t = 0; t < trips; t++)\n\t\tunfused(call);\n\treturn 0;\n}\n" % (decl, decl))
     elif n == "cached_table":
-        what = ("// cached: g tabulated once for every k < m (built at the first call, which is\n"
-                "// a correctness trial, never timed; kept for the process), then one gather\n"
+        what = ("// cached: g tabulated once for every k < m (built at a process's first call,\n"
+                "// a trial or a warm-up call, never a timed one; kept), then one gather\n"
                 "// per element per trip; recomputed: g evaluated per element per trip.\n"
                 "// Both evaluate g with the same code, so the outputs agree bit for bit.\n"
                 "// Near-tied only by estimate (a gather from a table beyond L1 against two\n"
@@ -633,8 +633,8 @@ def profile_cu(fam, used):
                 "\t\trelu_inplace<<<%s>>>((float *)call->outputs[0].data, n);\n%s\t}\n\treturn 0;\n}\n"
                 % (params, params, pre, grid, args, chk, pre, grid, args, grid, chk))
     elif n == "cached_table":
-        what = ("// cached: g tabulated once for every k < m (built at the first call, which is\n"
-                "// a correctness trial, never timed; kept for the process), then one gather\n"
+        what = ("// cached: g tabulated once for every k < m (built at a process's first call,\n"
+                "// a trial or a warm-up call, never a timed one; kept), then one gather\n"
                 "// per element per trip from a 4 MiB table (in L2); recomputed: g evaluated\n"
                 "// per element per trip. Both evaluate g with the same device code, so the\n"
                 "// outputs agree bit for bit. Near-tied only by estimate: expect EQUIVALENT.\n")
