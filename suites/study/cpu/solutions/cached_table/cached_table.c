@@ -7,8 +7,9 @@
 // a trial or a warm-up call, never a timed one; kept), then one gather
 // per element per trip; recomputed: g evaluated per element per trip.
 // Both evaluate g with the same code, so the outputs agree bit for bit.
-// Near-tied only by estimate (a gather from a table beyond L1 against two
-// libm calls): expect EQUIVALENT.
+// A gather from a table beyond L1 costs about an eighth of two libm calls
+// here, so 160 cached trips stand against 20 recomputed ones: near-tied
+// by one timing on the 2-core machine, not by construction (EQUIVALENT).
 // Every solution of the family is this file built with the same flags; an
 // entry only passes its trip count to a runner, through a volatile, so that
 // the shared code is never specialised for it. C source.
@@ -64,7 +65,7 @@ __attribute__((noinline)) static int run_recomputed(const nodus_call *call, int 
 
 int cached_table_cached(const nodus_call *call)
 {
-	volatile int trips = 20;
+	volatile int trips = 160;
 	return run_cached(call, trips);
 }
 
