@@ -40,9 +40,13 @@ static __global__ void relu_inplace(float *y, long long n)
 static int run_fused(const nodus_call *call, int trips)
 {
 	cudaStream_t s = (cudaStream_t)call->stream;
+	const float *x = (const float *)call->inputs[0].data;
+	const float *a = (const float *)call->inputs[1].data;
+	const float *z = (const float *)call->inputs[2].data;
+	float *y = (float *)call->outputs[0].data;
 	long long n = call->outputs[0].numel;
 	for (int t = 0; t < trips; t++) {
-		fused<<<(unsigned)((n + 255) / 256), 256, 0, s>>>((const float *)call->inputs[0].data, (const float *)call->inputs[1].data, (const float *)call->inputs[2].data, (float *)call->outputs[0].data, n);
+		fused<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(x, a, z, y, n);
 		if (cudaGetLastError() != cudaSuccess)
 			return 1;
 	}
@@ -52,10 +56,14 @@ static int run_fused(const nodus_call *call, int trips)
 static int run_unfused(const nodus_call *call, int trips)
 {
 	cudaStream_t s = (cudaStream_t)call->stream;
+	const float *x = (const float *)call->inputs[0].data;
+	const float *a = (const float *)call->inputs[1].data;
+	const float *z = (const float *)call->inputs[2].data;
+	float *y = (float *)call->outputs[0].data;
 	long long n = call->outputs[0].numel;
 	for (int t = 0; t < trips; t++) {
-		axpy<<<(unsigned)((n + 255) / 256), 256, 0, s>>>((const float *)call->inputs[0].data, (const float *)call->inputs[1].data, (const float *)call->inputs[2].data, (float *)call->outputs[0].data, n);
-		relu_inplace<<<(unsigned)((n + 255) / 256), 256, 0, s>>>((float *)call->outputs[0].data, n);
+		axpy<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(x, a, z, y, n);
+		relu_inplace<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(y, n);
 		if (cudaGetLastError() != cudaSuccess)
 			return 1;
 	}
