@@ -45,7 +45,7 @@ keep = {
     "poly_w/poly_t100/poly_t110",
     "poly_w/poly_t100/poly_t101",
     "tiny_square_w/tiny_square_t100_sync/tiny_square_t100",
-    "poly_w/poly_sync4/poly_t1000",
+    "poly_w/poly_sync4/poly_t4000",
     "fused_relu_axpy_w/fused_relu_axpy_fused/fused_relu_axpy_unfused",
 }
 c["pairs"] = [p for p in c["pairs"] if f'{p["workload"]}/{p["candidate"]}/{p["reference"]}' in keep]

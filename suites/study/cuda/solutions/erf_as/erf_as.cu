@@ -62,7 +62,7 @@ static int run(const nodus_call *call, int trips)
 
 extern "C" int erf_as_split4(const nodus_call *call)
 {
-	volatile int trips = 250;
+	volatile int trips = 1000;
 	for (int q = 0; q < 4; q++)
 		if (run(call, trips))
 			return 1;
@@ -71,7 +71,7 @@ extern "C" int erf_as_split4(const nodus_call *call)
 
 extern "C" int erf_as_sync4(const nodus_call *call)
 {
-	volatile int trips = 250;
+	volatile int trips = 1000;
 	for (int q = 0; q < 4; q++) {
 		if (run(call, trips))
 			return 1;
@@ -121,5 +121,11 @@ extern "C" int erf_as_t105(const nodus_call *call)
 extern "C" int erf_as_t110(const nodus_call *call)
 {
 	volatile int trips = 110;
+	return run(call, trips);
+}
+
+extern "C" int erf_as_t4000(const nodus_call *call)
+{
+	volatile int trips = 4000;
 	return run(call, trips);
 }

@@ -65,7 +65,7 @@ static int run(const nodus_call *call, int trips)
 
 extern "C" int poly_split4(const nodus_call *call)
 {
-	volatile int trips = 250;
+	volatile int trips = 1000;
 	for (int q = 0; q < 4; q++)
 		if (run(call, trips))
 			return 1;
@@ -74,7 +74,7 @@ extern "C" int poly_split4(const nodus_call *call)
 
 extern "C" int poly_sync4(const nodus_call *call)
 {
-	volatile int trips = 250;
+	volatile int trips = 1000;
 	for (int q = 0; q < 4; q++) {
 		if (run(call, trips))
 			return 1;
@@ -94,12 +94,6 @@ extern "C" int poly_t1(const nodus_call *call)
 extern "C" int poly_t100(const nodus_call *call)
 {
 	volatile int trips = 100;
-	return run(call, trips);
-}
-
-extern "C" int poly_t1000(const nodus_call *call)
-{
-	volatile int trips = 1000;
 	return run(call, trips);
 }
 
@@ -130,5 +124,11 @@ extern "C" int poly_t105(const nodus_call *call)
 extern "C" int poly_t110(const nodus_call *call)
 {
 	volatile int trips = 110;
+	return run(call, trips);
+}
+
+extern "C" int poly_t4000(const nodus_call *call)
+{
+	volatile int trips = 4000;
 	return run(call, trips);
 }
