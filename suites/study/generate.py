@@ -441,7 +441,7 @@ def source_c(fam, used):
                     "\t\t\ty[c * rows + r] = x[r * cols + c];")
         what = comment("One trip is one pass over the whole output (%s). The pass is out of line "
                        "and writes memory, so no trip can be dropped or merged."
-                       % ("streaming beyond L2 on the workload" if fam["cls"] == "memory"
+                       % ("a working set of 1 to 1.5 MiB, at or beyond the L2 of the 2-core machine" if fam["cls"] == "memory"
                           else "a few dozen elements: the call's fixed cost dominates"))
         body = ("__attribute__((noinline)) static void pass(const nodus_call *call)\n{\n\t%s\n%s\n}\n\n"
                 "__attribute__((noinline)) static int run(const nodus_call *call, int trips)\n{\n"
