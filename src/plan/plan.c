@@ -214,6 +214,9 @@ static json_t *pairs_json(const nodus_campaign *c)
 				      "reference", ref->name, "candidate_hash", cand->hash,
 				      "reference_hash", ref->hash);
 		json_object_set_new(o, "expect", p->expect[0] ? json_string(p->expect) : json_null());
+		/* only when declared: a plan without effects keeps its digest */
+		if (p->has_effect)
+			json_object_set_new(o, "effect", json_real(p->effect));
 		/* enough of the workload for a report to stand alone (trace export) */
 		const nodus_task *t = &c->tasks[w->task];
 		json_t *axes = json_object(), *inputs = json_array();

@@ -299,13 +299,48 @@ static void pair_params(nodus__vctx *v, const nodus_campaign *c, const nodus_pai
 		     n > 3 ? "; ..." : "");
 }
 
+/* The optional "effect": the true speedup by construction (reference time /
+ * candidate time), a refinement of a declared speed truth. It must agree
+ * with expect's direction; the margin-dependent TIED-or-not is the
+ * campaign's to get right (it depends on tie_margin_short at run time). */
+static void pair_effect(nodus__vctx *v, const json_t *p, nodus_pair_spec *ps)
+{
+	if (nodus__v_num(v, p, "effect", 0, 1, 1e6, 0, &ps->effect) != 1)
+		return;
+	ps->has_effect = 1;
+	const char *e = ps->expect;
+	if (!*e)
+		nodus__v_err_key(v, "effect", 0,
+				 "expected an effect only beside an expect of FASTER, SLOWER, TIED "
+				 "or EQUIVALENT, got no expect");
+	else if (strcmp(e, "FASTER") != 0 && strcmp(e, "SLOWER") != 0 && strcmp(e, "TIED") != 0 &&
+		 strcmp(e, "EQUIVALENT") != 0)
+		nodus__v_err_key(v, "effect", 0,
+				 "expected an effect only beside an expect of FASTER, SLOWER, TIED "
+				 "or EQUIVALENT, got expect \"%s\"",
+				 e);
+	else if (strcmp(e, "FASTER") == 0 && !(ps->effect > 1))
+		nodus__v_err_key(v, "effect", 0,
+				 "expected a speedup above 1 for a pair declared FASTER (effect is "
+				 "reference time / candidate time), got %g",
+				 ps->effect);
+	else if (strcmp(e, "SLOWER") == 0 && !(ps->effect < 1))
+		nodus__v_err_key(v, "effect", 0,
+				 "expected a speedup below 1 for a pair declared SLOWER (effect is "
+				 "reference time / candidate time), got %g",
+				 ps->effect);
+}
+
 static void pair_one(nodus__vctx *v, const json_t *p, nodus_campaign *c)
 {
-	static const nodus__vfield f[] = {
-		{"workload", 1}, {"candidate", 1}, {"reference", 1}, {"expect", 0}};
+	static const nodus__vfield f[] = {{"workload", 1},
+					  {"candidate", 1},
+					  {"reference", 1},
+					  {"expect", 0},
+					  {"effect", 0}};
 	if (!nodus__v_object(v, p, "a pair object {\"workload\", \"candidate\", \"reference\"}"))
 		return;
-	nodus__v_fields(v, p, f, 4);
+	nodus__v_fields(v, p, f, NODUS_ARRAY_SIZE(f));
 	nodus_pair_spec ps;
 	memset(&ps, 0, sizeof(ps));
 	char wname[NODUS_NAME_MAX];
@@ -332,6 +367,7 @@ static void pair_one(nodus__vctx *v, const json_t *p, nodus_campaign *c)
 				 "expected a label (FASTER, SLOWER, TIED, AMBIGUOUS), EQUIVALENT, "
 				 "FAIL or a record status (e.g. CRASH, REWARD_HACK), got \"%s\"",
 				 ps.expect);
+	pair_effect(v, p, &ps);
 	if (ps.workload < 0 || ps.candidate < 0 || ps.reference < 0)
 		return;
 	snprintf(ps.id, sizeof(ps.id), "%s/%s/%s", c->workloads[ps.workload].name,

@@ -243,6 +243,9 @@ typedef struct nodus_pair_spec {
 	int reference;              /* index into campaign->solutions */
 	char expect[32];            /* declared truth for tests: a label (FASTER, SLOWER, TIED,
 				     * AMBIGUOUS), EQUIVALENT, FAIL, a status name, or "" */
+	int has_effect;             /* 1: effect was declared (sealed in the plan only then) */
+	double effect;              /* declared true speedup, reference time / candidate time,
+				     * in (0, 1e6]; > 1 for FASTER, < 1 for SLOWER */
 } nodus_pair_spec;
 
 /* A check of `nodus audit` the campaign waives for a task (and, when
