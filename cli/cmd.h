@@ -82,6 +82,7 @@ int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_version(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_stress(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_target(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_slurm(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_worker(int argc, char **argv, const nodus_cli_ctx *ctx);
 
 /* Runs a plan as `nodus run` does and prints the outcome; shared by run,

@@ -49,6 +49,7 @@ static const struct command commands[] = {
 	{"report", nodus_cmd_report, 0, "agreement of labels with the baseline, false-fast pairs, cost"},
 	{"run", nodus_cmd_run, 0, "evaluate every pair of a sealed plan under every condition"},
 	{"show", nodus_cmd_show, 0, "every attempt of one pair in full: message, figures, detail"},
+	{"slurm", nodus_cmd_slurm, 0, "a plan as a Slurm job array of shards and a merge after it"},
 	{"verify", nodus_cmd_verify, 0, "check that a plan's files are unchanged since sealing"},
 	{"version", nodus_cmd_version, 0, "print version, commit, compiler and CUDA support"},
 };

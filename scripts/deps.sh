@@ -62,6 +62,25 @@ if [ ${#ext_missing[@]} -gt 0 ]; then
 			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${ext_missing[@]}"; }
 	fi
 fi
+# Slurm for t5300 (`nodus slurm` against a real scheduler: the test starts slurmctld, slurmd
+# and munged itself, with a private configuration, and stops them); test-only. Without it
+# t5300 is skipped, saying so (docs/dependencies.md)
+slurm_debs=(slurmctld slurmd slurm-client munge)
+slurm_missing=()
+for p in "${slurm_debs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || slurm_missing+=("$p")
+done
+if [ ${#slurm_missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: missing ${slurm_missing[*]}: t5300 (Slurm) will be skipped" >&2
+	else
+		echo "deps.sh: installing ${slurm_missing[*]} for the Slurm test"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -qq --no-install-recommends "${slurm_missing[@]}" ||
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends "${slurm_missing[@]}"; } ||
+			echo "deps.sh: could not install ${slurm_missing[*]}: t5300 will be skipped" >&2
+	fi
+fi
 # FlashInfer-Bench's own data layer validates the dataset `nodus report --format dataset`
 # writes (t4050): its pydantic models and TraceSet.from_path are the format's reference
 # validator. Test-only, in a venv of its own (Debian's pydantic is 1.x; the package needs 2.x)

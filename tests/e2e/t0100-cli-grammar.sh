@@ -25,18 +25,19 @@ expect() { # expect DESCRIPTION RC PATTERN -- COMMAND...
 cp -r "$NODUS_SRC/tests/fixtures/mini" "$tmp/mini"
 
 # 1.x an unknown option and a missing value: the same words, exit 2, everywhere
-for cmd in check plan verify run calibrate report show db audit demo export; do
+for cmd in check plan verify run calibrate report show db audit demo export slurm; do
 	expect "1.1 $cmd --frob" 2 "nodus $cmd: unknown option '--frob'" -- "$NODUS" "$cmd" --frob
 done
 expect "1.1 export dataset --frob" 2 "nodus export dataset: unknown option '--frob'" -- \
 	"$NODUS" export dataset x.db --frob
 for opt in "report x.db --format" "run p.json --db" "plan c.json -o" "show x.db p --plan" \
-	"calibrate p.json --db" "audit c.json --format" "export dataset x.db --holdout-families"; do
+	"calibrate p.json --db" "audit c.json --format" "export dataset x.db --holdout-families" \
+	"slurm p.json --array" "run p.json --devices"; do
 	set -- $opt
 	expect "1.2 $opt" 2 "option '${*: -1}' needs a value" -- "$NODUS" "$@"
 done
 # 1.3 every command's -h and --help
-for cmd in check plan verify run calibrate report show db audit demo export "export dataset"; do
+for cmd in check plan verify run calibrate report show db audit demo export "export dataset" slurm; do
 	expect "1.3 $cmd -h" 0 "" -- "$NODUS" $cmd -h
 	grep -q "^usage: nodus $cmd" "$tmp/out" || fail "1.3 $cmd -h printed no usage"
 	expect "1.3 $cmd --help" 0 "" -- "$NODUS" $cmd --help
