@@ -285,6 +285,37 @@ static void text_cost(const json_t *c, nodus_buf *b)
 	nodus_buf_adds(b, "\n");
 }
 
+/* The resolution curve: pairs that declare their true effect, by its size
+ * and direction, and how many met their expect. */
+static void text_resolution(const json_t *c, nodus_buf *b)
+{
+	const json_t *res = json_object_get(c, "resolution");
+	if (json_array_size(res) == 0)
+		return;
+	nodus_buf_adds(b, "  resolution (pairs declaring their true effect): effect: met/pairs "
+			  "(AMBIGUOUS, wrong, failed)\n   ");
+	size_t i;
+	json_t *r;
+	json_array_foreach(res, i, r) {
+		double pct = 0;
+		num(r, "effect_pct", &pct);
+		const char *dir = str(r, "direction");
+		nodus_buf_addf(b, " %s%.3g%%: %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
+			       strcmp(dir, "faster") == 0 ? "+" : strcmp(dir, "slower") == 0 ? "-" : "",
+			       pct,
+			       json_integer_value(json_object_get(r, "met")),
+			       json_integer_value(json_object_get(r, "pairs")));
+		json_int_t a = json_integer_value(json_object_get(r, "ambiguous")),
+			   w = json_integer_value(json_object_get(r, "wrong")),
+			   f = json_integer_value(json_object_get(r, "failed"));
+		if (a || w || f)
+			nodus_buf_addf(b, " (%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
+				       ", %" JSON_INTEGER_FORMAT ")", a, w, f);
+		nodus_buf_adds(b, (i + 1) % 6 == 0 && i + 1 < json_array_size(res) ? "\n   " : "");
+	}
+	nodus_buf_adds(b, "\n");
+}
+
 /* The compared pairs whose baseline has no label, by baseline outcome. */
 static void text_left_out(const json_t *c, nodus_buf *b)
 {
@@ -355,6 +386,7 @@ static void text_condition(const json_t *c, const char *base, nodus_buf *b)
 		nodus_buf_addf(b, "; %s %s\n", base, str(f, "baseline"));
 	}
 	text_cost(c, b);
+	text_resolution(c, b);
 }
 
 static void render_text(const json_t *rep, nodus_buf *b)

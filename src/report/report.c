@@ -57,6 +57,7 @@ struct pair_info {
 	const char *candidate;  /* candidate solution name */
 	const char *reference;  /* reference solution name */
 	const char *expect;     /* expected outcome, or NULL */
+	double effect;          /* the declared true speedup, or NAN */
 	int same_code;          /* 1: A/A, candidate and reference have one content hash */
 	int task_index;         /* index of task among the plan's distinct tasks */
 };
@@ -196,6 +197,8 @@ static int parse_pairs(struct ctx *c, nodus_error *err)
 		q->same_code = ch && rh && strcmp(ch, rh) == 0;
 		q->reference = json_string_value(json_object_get(p, "reference"));
 		q->expect = json_string_value(json_object_get(p, "expect"));
+		json_t *effect = json_object_get(p, "effect");
+		q->effect = json_is_number(effect) ? json_number_value(effect) : NAN;
 		if (!q->id || !q->task || !q->candidate || !q->reference) {
 			char path[64];
 			snprintf(path, sizeof(path), "$.pairs[%d]", i);
@@ -762,6 +765,73 @@ static void expect_counts(const struct ctx *c, int k, json_t *cond)
 	json_object_set_new(cond, "expect_mismatches", json_integer(missed));
 }
 
+/* The resolution curve under condition k: the pairs that declare an
+ * effect (their true speedup by construction), grouped by its size in
+ * percent (max(e, 1/e) - 1, to 0.1) and direction, and how their outcomes
+ * met their expect: met, AMBIGUOUS, a decided label or verdict against it
+ * (wrong), or no label at all (a failure, MISSING). Excluded pairs count
+ * too: a pair's truth does not depend on the target. */
+static json_t *resolution(const struct ctx *c, int k)
+{
+	struct bin {
+		double pct;
+		int faster, pairs, met, ambiguous, wrong, failed;
+	} bins[64];
+	int n = 0;
+	for (int p = 0; p < c->n_pairs; p++) {
+		const struct pair_info *q = &c->pairs[p];
+		if (!(q->effect > 0) || !q->expect)
+			continue;
+		double e = q->effect;
+		double pct = round(((e >= 1 ? e : 1 / e) - 1) * 1000) / 10;
+		int faster = e > 1 ? 1 : e < 1 ? -1 : 0, b = 0; /* 0: A/A, no direction */
+		while (b < n && !(bins[b].pct == pct && bins[b].faster == faster))
+			b++;
+		if (b == n) {
+			if (n == (int)NODUS_ARRAY_SIZE(bins))
+				continue; /* more sizes than a curve shows */
+			memset(&bins[n], 0, sizeof(bins[n]));
+			bins[n].pct = pct;
+			bins[n].faster = faster;
+			n++;
+		}
+		int o = outcome(final_of(c, p, k));
+		bins[b].pairs++;
+		if (o >= CAT_STATUS0)
+			bins[b].failed++;
+		else if (nodus__report_expect_missed(q->expect, cat_name(o)) == 0)
+			bins[b].met++;
+		else if (o == NODUS_LABEL_AMBIGUOUS)
+			bins[b].ambiguous++;
+		else
+			bins[b].wrong++;
+	}
+	/* by direction, then size: slower ones first, largest first */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0; j--) {
+			double kj = bins[j].faster * bins[j].pct;
+			double ki = bins[j - 1].faster * bins[j - 1].pct;
+			if (ki <= kj)
+				break;
+			struct bin t = bins[j];
+			bins[j] = bins[j - 1];
+			bins[j - 1] = t;
+		}
+	json_t *list = json_array();
+	for (int b = 0; b < n; b++)
+		json_array_append_new(
+			list, json_pack("{s:f, s:s, s:i, s:i, s:i, s:i, s:i}", "effect_pct", bins[b].pct,
+					"direction",
+					bins[b].faster > 0   ? "faster"
+					: bins[b].faster < 0 ? "slower"
+							     : "none",
+					"pairs",
+					bins[b].pairs, "met", bins[b].met, "ambiguous",
+					bins[b].ambiguous, "wrong", bins[b].wrong, "failed",
+					bins[b].failed));
+	return list;
+}
+
 static int condition_section(const struct ctx *c, int k, json_t *excluded, json_t **out,
 			     nodus_error *err)
 {
@@ -793,6 +863,7 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 		json_object_set_new(cond, "fast_unchecked", false_fast(c, &it, k, 1));
 		json_object_set_new(cond, "cost", cost(c, k, agreeing, cond));
 		json_object_set_new(cond, "aa_noise", aa_noise(c, &it, k));
+		json_object_set_new(cond, "resolution", resolution(c, k));
 		*out = cond;
 	} else {
 		json_decref(cond);
