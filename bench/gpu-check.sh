@@ -63,6 +63,9 @@
 #                                           judge and its recheck on PRESET_CAMPAIGN's pairs
 #                                           (default suites/cuda/campaign.json), one store
 #                                           (PRESET_DB to resume one carried there), one report
+#     bash bench/gpu-check.sh study-suite   the study suite (suites/study/cuda) under
+#                                           STUDY_CONDITIONS, resumable (STUDY_DB), with each
+#                                           condition's resolution curve
 #     bash bench/gpu-check.sh devices       nodus run --devices on one GPU: 0 against a plain
 #                                           run (labels), and 0,0 (two orchestrators: the
 #                                           merge path, nothing lost or twice)
@@ -303,6 +306,37 @@ PY
 	while IFS= read -r line; do row "" "$line"; done <"$OUT/presets.txt"
 	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$db"
 	cp "$db" "$work/presets-copy.db" && tar -C "$work" -czf "$OUT/presets-db.tar.gz" presets-copy.db
+elif [ "$mode" = study-suite ]; then
+	# issue 25: the study suite (suites/study/cuda, 229 pairs over 32
+	# families, each with its declared truth) under STUDY_CONDITIONS (default
+	# isolated; names of the campaign's conditions, space-separated) into
+	# STUDY_DB (default a fresh store; carry one back and forth to go on:
+	# --resume), each condition cut at STUDY_TIMEOUT seconds (default 400)
+	db=${STUDY_DB:-$work/study-suite.db}
+	"$N" plan suites/study/cuda/campaign.json --cache "$cache" -o "$work/study-plan.json" >>"$log" 2>&1 || row plan FAILED
+	for cond in ${STUDY_CONDITIONS:-isolated}; do
+		step "run study-suite $cond"
+		t0=$(date +%s)
+		timeout "${STUDY_TIMEOUT:-400}" "$N" run "$work/study-plan.json" --db "$db" --cache "$cache" \
+			--condition "$cond" --resume >>"$log" 2>&1
+		row "study-suite $cond" "exit $?, $(elapsed "$t0")"
+	done
+	"$N" report "$db" --format json -o "$OUT/report.json" >>"$log" 2>&1
+	"$N" report "$db" --format text -o "$OUT/report.txt" >>"$log" 2>&1
+	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$db"
+	cp "$db" "$work/study-suite-copy.db" && tar -C "$work" -czf "$OUT/study-suite-db.tar.gz" study-suite-copy.db
+	python3 - "$OUT/report.json" <<'PY' >"$OUT/study-suite.txt" 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["conditions"]:
+    done = sum(1 for p in r["pairs"] if p["labels"].get(c["name"]) not in (None, "MISSING"))
+    met = sum(x["met"] for x in c["resolution"]); n = sum(x["pairs"] for x in c["resolution"])
+    wrong = sum(x["wrong"] for x in c["resolution"])
+    print(f"{c['name']}: {done} of {len(r['pairs'])} pairs with a final record; effect pairs met {met} of {n}, wrong {wrong}; "
+          f"A/A called faster {c['aa_noise']['called_faster']} of {c['aa_noise']['aa_pairs']}")
+    print("  " + " ".join(f"{'+' if x['direction'] == 'faster' else '-' if x['direction'] == 'slower' else ''}{x['effect_pct']:g}%:{x['met']}/{x['pairs']}" for x in c["resolution"]))
+PY
+	while IFS= read -r line; do row "" "$line"; done <"$OUT/study-suite.txt"
 elif [ "$mode" = devices ]; then
 	# issue 22 on one GPU: the isolated CUDA campaign plainly, with
 	# --devices 0 (one orchestrator, through the profile check) and with
@@ -576,7 +610,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | devices | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | study-suite | devices | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
