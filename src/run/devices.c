@@ -323,6 +323,9 @@ int nodus_run_devices(const nodus_run_opts *o, const char *list, nodus_error *er
 		snprintf(user_buf, sizeof(user_buf), "%s", user_env);
 		user = user_buf;
 	}
+	/* CUDA's ordinals in the PCI order NVML and nvidia-smi use, for the
+	 * fingerprints asked below as for the orchestrators */
+	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
 	int rc = parse_devices(list, user, dev, &n, err);
 	if (!rc)
 		rc = check_plan(o, digest, sizeof(digest), err);
@@ -334,8 +337,6 @@ int nodus_run_devices(const nodus_run_opts *o, const char *list, nodus_error *er
 		rc = check_store(o, digest, err);
 	if (rc)
 		return rc;
-	/* CUDA's ordinals in the PCI order NVML and nvidia-smi use */
-	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
 	nodus_child kids[MAX_DEVICES];
 	char shard[MAX_DEVICES][32];
 	int started = 0;
