@@ -325,6 +325,126 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 	json_decref(j);
 }
 
+/* What kind of file a C++/CUDA solution's source is, by its name: 'c' a
+ * C/C++ translation unit, 'u' a CUDA one, 'h' a header, 0 anything else. */
+static int source_kind(const char *p)
+{
+	const char *dot = strrchr(p, '.');
+	static const char *const tu[] = {".cpp", ".cc", ".cxx", ".c"};
+	static const char *const hdr[] = {".h", ".hpp", ".hh", ".cuh", ".inl"};
+	if (!dot)
+		return 0;
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(tu); i++)
+		if (strcmp(dot, tu[i]) == 0)
+			return 'c';
+	if (strcmp(dot, ".cu") == 0)
+		return 'u';
+	for (size_t i = 0; i < NODUS_ARRAY_SIZE(hdr); i++)
+		if (strcmp(dot, hdr[i]) == 0)
+			return 'h';
+	return 0;
+}
+
+/* A C++/CUDA solution with torch's binding (FlashInfer-Bench's TorchBuilder
+ * compiles its sources with torch.utils.cpp_extension.load and takes the
+ * entry symbol from the extension) as a python module: the sources in it,
+ * compiled by load_inline, which nodus builds once at build time and only
+ * imports in the worker (docs/formats.md, "load_inline and load"). A
+ * header the sources include by a quoted name is put in place of its
+ * #include, once per translation unit, since load_inline takes no files.
+ * NULL with *why when the sources are not such a solution. */
+static char *compiled_module(const char *name, const char *lang, json_t *sources,
+			     const char *entry_file, const char *fn, const char **why)
+{
+	json_t *all = json_object(), *tus = json_array(), *cus = json_array();
+	int entry_seen = 0;
+	size_t i;
+	json_t *f;
+	*why = NULL;
+	json_array_foreach(sources, i, f) {
+		const char *sp = json_string_value(json_object_get(f, "path"));
+		const char *content = json_string_value(json_object_get(f, "content"));
+		int kind = sp ? source_kind(sp) : 0;
+		if (!sp || !content) {
+			*why = "a source without path or content";
+			break;
+		}
+		if (!kind) {
+			*why = "a source that is not C, C++, CUDA or a header (.c .cc .cpp .cxx .cu "
+			       ".h .hh .hpp .cuh .inl)";
+			break;
+		}
+		if (kind == 'u' && strcmp(lang, "cuda") != 0) {
+			*why = "a .cu source in a cpp solution";
+			break;
+		}
+		json_object_set_new(all, sp, json_string(content));
+		if (kind == 'c')
+			json_array_append_new(tus, json_string(sp));
+		else if (kind == 'u')
+			json_array_append_new(cus, json_string(sp));
+		entry_seen |= strcmp(sp, entry_file) == 0;
+	}
+	if (!*why && !entry_seen)
+		*why = "its entry_point names a file that is not among its sources";
+	if (!*why && json_array_size(tus) + json_array_size(cus) == 0)
+		*why = "no C, C++ or CUDA translation unit among its sources";
+	char *text = NULL;
+	char *j_all = NULL, *j_tus = NULL, *j_cus = NULL;
+	if (!*why) {
+		j_all = json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+		j_tus = json_dumps(tus, JSON_COMPACT | JSON_ENSURE_ASCII);
+		j_cus = json_dumps(cus, JSON_COMPACT | JSON_ENSURE_ASCII);
+	}
+	if (j_all && j_tus && j_cus) {
+		nodus_buf b = NODUS_BUF_INIT;
+		/* JSON's escapes are Python's: the dumps are literals */
+		nodus_buf_addf(
+			&b,
+			"# written by nodus import flashinfer: a %s solution with torch's binding,\n"
+			"# its sources compiled by torch.utils.cpp_extension.load_inline (nodus builds\n"
+			"# it once, at build time; the worker only imports it)\n"
+			"import posixpath\n\n"
+			"from torch.utils.cpp_extension import load_inline\n\n"
+			"_SOURCES = %s\n"
+			"_CPP = %s\n"
+			"_CUDA = %s\n\n\n"
+			"def _inlined(path, seen):\n"
+			"    # a quoted #include of one of the sources, in its place, once\n"
+			"    out = []\n"
+			"    for line in _SOURCES[path].splitlines(keepends=True):\n"
+			"        s = line.strip()\n"
+			"        if s == '#pragma once' and path not in _CPP + _CUDA:\n"
+			"            continue  # the header is put in once anyway\n"
+			"        if s.startswith('#include \"') and s.endswith('\"'):\n"
+			"            inc = s[len('#include \"'):-1]\n"
+			"            near = posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))\n"
+			"            hit = near if near in _SOURCES else inc if inc in _SOURCES else None\n"
+			"            if hit is not None:\n"
+			"                if hit not in seen:\n"
+			"                    seen.add(hit)\n"
+			"                    out.append(_inlined(hit, seen))\n"
+			"                    out.append('\\n')\n"
+			"                continue\n"
+			"        out.append(line)\n"
+			"    return ''.join(out)\n\n\n"
+			"_ext = load_inline(name='fib_%s', cpp_sources=[_inlined(p, {p}) for p in _CPP] or [''],\n"
+			"                   cuda_sources=[_inlined(p, {p}) for p in _CUDA] or None,\n"
+			"                   functions=None, with_cuda=%s)\n"
+			"%s = getattr(_ext, '%s')\n",
+			lang, j_all, j_tus, j_cus, name, strcmp(lang, "cuda") == 0 ? "True" : "False", fn,
+			fn);
+		text = b.data;
+	}
+	free(j_all);
+	free(j_tus);
+	free(j_cus);
+	json_decref(all);
+	json_decref(tus);
+	json_decref(cus);
+	return text;
+}
+
 static void solution(struct ctx *x, const char *path)
 {
 	json_error_t je;
@@ -341,24 +461,53 @@ static void solution(struct ctx *x, const char *path)
 		      "spec.entry_point, sources)";
 	else if (!info)
 		why = "its definition was not imported";
-	else if (strcmp(lang, "python") != 0 && strcmp(lang, "triton") != 0)
-		why = "only python and triton solutions are imported yet";
-	else if (json_array_size(sources) != 1 || !colons)
-		why = "only one-file solutions with an entry_point 'file::fn' are imported yet";
+	else if (!colons)
+		why = "its entry_point is not 'file::fn'";
+	else if (strcmp(lang, "cpp") == 0 || strcmp(lang, "cuda") == 0) {
+		const char *binding = json_string_value(json_object_get(spec, "binding"));
+		if (!binding || strcmp(binding, "torch") != 0)
+			why = "a cpp or cuda solution's binding must be \"torch\" (torch's C++ "
+			      "extension, which nodus builds); tvm-ffi, FlashInfer-Bench's default, is "
+			      "not imported yet";
+		else if (strcmp(lang, "cuda") == 0 && strcmp(x->o->backend, "cuda") != 0)
+			why = "a cuda solution on a cpu target (import with --backend cuda)";
+	} else if (strcmp(lang, "python") != 0 && strcmp(lang, "triton") != 0)
+		why = "only python, triton, and cpp or cuda solutions with torch's binding are "
+		      "imported yet";
+	else if (json_array_size(sources) != 1)
+		why = "only one-file python and triton solutions are imported yet";
 	if (why) {
 		note(x, "%s: solution %s left out: %s", path, raw ? raw : "?", why);
 		json_decref(s);
 		return;
 	}
 	const char *content = json_string_value(json_object_get(json_array_get(sources, 0), "content"));
-	char name[NAME_MAX_FI + 8], fn[128], src[NAME_MAX_FI + 16];
+	char name[NAME_MAX_FI + 8], fn[128], src[NAME_MAX_FI + 16], entry_file[512];
 	nodus_name(raw, name, sizeof(name));
 	snprintf(fn, sizeof(fn), "%s", colons + 2);
+	snprintf(entry_file, sizeof(entry_file), "%.*s", (int)(colons - ep), ep);
 	snprintf(src, sizeof(src), "%s.py", name);
 	int dps = json_is_true(json_object_get(spec, "destination_passing_style"));
 	int n_in = (int)json_integer_value(json_object_get(info, "n_in"));
 	int n_out = (int)json_integer_value(json_object_get(info, "n_out"));
+	int compiled = strcmp(lang, "cpp") == 0 || strcmp(lang, "cuda") == 0;
+	if (compiled) {
+		/* the symbol becomes a Python name of the module */
+		int ident = (fn[0] == '_' || isalpha((unsigned char)fn[0]));
+		for (const char *c = fn; ident && *c; c++)
+			ident = *c == '_' || isalnum((unsigned char)*c);
+		const char *cwhy = NULL;
+		content = ident ? compiled_module(name, lang, sources, entry_file, fn, &cwhy) : NULL;
+		if (!content) {
+			note(x, "%s: solution %s left out: %s", path, raw,
+			     !ident ? "its entry symbol is not an identifier" : cwhy);
+			json_decref(s);
+			return;
+		}
+	}
 	char *text = !content ? NULL : dps ? strdup(content) : wrapped(content, fn, n_in, n_out);
+	if (compiled)
+		free((char *)content);
 	if (!text || strcmp(name, json_string_value(json_object_get(info, "name"))) == 0) {
 		note(x, "%s: solution %s left out: %s", path, raw,
 		     !text ? "its source has no content" : "it has its definition's name");

@@ -8,12 +8,17 @@
 #      that is constant, never varied) and a wrapped reference, each random
 #      or scalar workload a workload (the scalar's value its init), the
 #      value-returning and the destination-passing solution python
-#      solutions, the campaign every solution on every workload and the
+#      solutions, the C++ solution with torch's binding (two files: a header
+#      its source includes) a python module that compiles them with
+#      load_inline, the campaign every solution on every workload and the
 #      reference against itself, the scalar's audit checks waived with a
 #      reason; what nodus cannot take (an integer input, a safetensors
-#      input, a CUDA solution) is said with its file, and the exit is 1;
+#      input, a C++ or CUDA solution with the tvm-ffi binding) is said with
+#      its file, and the exit is 1;
 #   2. with torch, the campaign plans (its judge audit passes) and runs on
-#      the cpu: every pair OK, both solutions correct against the reference;
+#      the cpu: every pair OK, the solutions correct against the reference
+#      (the C++ one with torch's extension tool chain; without it its pairs
+#      are left out of the check, saying so);
 #   3. importing again into the same directory writes nothing (exit 2, the
 #      file named); a directory with no dataset is refused in words.
 # Items 2 needs /usr/bin/python3 with torch; without it they are skipped.
@@ -30,11 +35,12 @@ out=$tmp/out
 "$NODUS" import flashinfer "$ds" -o "$out" --backend cpu >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || fail "1.1 exited $rc, expected 1 (something left out): $(cat "$tmp/err")"
-grep -q "wrote $out: 1 definition(s), 2 workload(s), 2 solution(s), 5 pair(s)" "$tmp/stdout" ||
+grep -q "wrote $out: 1 definition(s), 2 workload(s), 3 solution(s), 7 pair(s)" "$tmp/stdout" ||
 	fail "1.2 the counts: $(cat "$tmp/stdout")"
 for want in "gather_rows.json: definition gather_rows left out: input 'index' is int32" \
 	"rmsnorm_h64.jsonl:3: workload c3d4e5f6-0000-4000-8000-000000000003 left out: an input that is not random or scalar" \
-	"cuda_kernel.json: solution rmsnorm_cuda left out: only python and triton solutions"; do
+	"cuda_kernel.json: solution rmsnorm_cuda left out: a cpp or cuda solution's binding must be \"torch\"" \
+	"cpp_ffi.json: solution rmsnorm_cpp_ffi left out: a cpp or cuda solution's binding must be \"torch\""; do
 	grep -qF "$want" "$tmp/err" || fail "1.3 not said: $want (stderr: $(cat "$tmp/err"))"
 done
 python3 - "$out" <<'PY' || fail "1.4 the documents"
@@ -54,9 +60,18 @@ dps = json.load(open(f"{d}/solutions/rmsnorm_torch_dps.json"))
 assert dps["entry"] == "rmsnorm" and dps["python"]["style"] == "destination", dps
 ret = json.load(open(f"{d}/solutions/rmsnorm_torch_returning.json"))
 assert ret["entry"] == "nodus_run", ret
+cpp = json.load(open(f"{d}/solutions/rmsnorm_cpp_torch.json"))
+assert cpp["language"] == "python" and cpp["entry"] == "rmsnorm" and "cpp" in cpp["tags"], cpp
+mod = open(f"{d}/solutions/rmsnorm_cpp_torch.py").read()
+assert "from torch.utils.cpp_extension import load_inline" in mod and "csrc/rmsnorm_util.h" in mod, mod[:400]
+ns = {}
+exec("import posixpath\n" + mod.split("from torch.utils.cpp_extension import load_inline")[1].split("_ext = load_inline")[0], ns)
+main = ns["_inlined"]("csrc/rmsnorm.cpp", {"csrc/rmsnorm.cpp"})
+assert "static inline torch::Tensor inv_rms" in main and '#include "rmsnorm_util.h"' not in main, main
+assert "#pragma once" not in main, main
 c = json.load(open(f"{d}/campaign.json"))
 got = sorted((p["workload"], p["candidate"]) for p in c["pairs"])
-assert len(got) == 5 and ("rmsnorm_h64_a1b2c3d4", "rmsnorm_h64_ref") in got, got
+assert len(got) == 7 and ("rmsnorm_h64_a1b2c3d4", "rmsnorm_h64_ref") in got, got
 checks = sorted(w["check"] for w in c["audit"]["waive"])
 assert checks == ["constant_input:eps", "dead_input:eps"] and all(w["reason"] for w in c["audit"]["waive"]), checks
 assert c["target"]["backend"] == "cpu"
@@ -70,12 +85,19 @@ if /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
 	"$NODUS" plan "$out/campaign.json" -o "$tmp/plan.json" >"$tmp/plan.txt" 2>&1 ||
 		fail "2.1 plan: $(grep -v '^  ok' "$tmp/plan.txt" | tail -5)"
 	"$NODUS" run "$tmp/plan.json" --db "$tmp/r.db" -q 2>"$tmp/err" || fail "2.2 run exited $?: $(cat "$tmp/err")"
-	python3 - "$tmp/r.db" <<'PY' || fail "2.3 the records"
+	ext=1
+	command -v g++ >/dev/null && command -v ninja >/dev/null && /usr/bin/python3 -I -c 'import os, sys, torch.utils.cpp_extension as c
+sys.exit(0 if any(os.path.exists(os.path.join(p, "torch", "extension.h")) for p in c.include_paths() + ["/usr/include"]) else 1)' 2>/dev/null || ext=0
+	[ "$ext" = 1 ] || echo "skipped: no torch extension tool chain (scripts/deps.sh installs libtorch-dev, pybind11-dev, ninja-build): the C++ solution's pairs, item 2"
+	python3 - "$tmp/r.db" "$ext" <<'PY' || fail "2.3 the records"
 import sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute(
     "SELECT pair_id, status, IFNULL(message, '') FROM records WHERE final = 1").fetchall()
+assert len(rows) == 7, len(rows)
+if sys.argv[2] == "0":
+    rows = [r for r in rows if "cpp_torch" not in r[0]]
 bad = [r for r in rows if r[1] != "OK"]
-assert len(rows) == 5 and not bad, (len(rows), bad)
+assert not bad, bad
 PY
 else
 	echo "skipped: no torch (/usr/bin/python3 cannot import torch): item 2, the run"
