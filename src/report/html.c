@@ -47,10 +47,13 @@ static void esc(nodus_buf *b, const char *s)
 
 static const char *outcome_class(const char *o)
 {
-	if (strcmp(o, "FASTER") == 0)
+	/* a preset's verdicts take the colours of the labels they stand beside */
+	if (strcmp(o, "FASTER") == 0 || strcmp(o, "BINARY_FASTER") == 0)
 		return "f";
 	if (strcmp(o, "SLOWER") == 0)
 		return "s";
+	if (strcmp(o, "BINARY_NOT_FASTER") == 0)
+		return "t";
 	if (strcmp(o, "TIED") == 0)
 		return "t";
 	if (strcmp(o, "AMBIGUOUS") == 0)
@@ -93,7 +96,11 @@ static void interval_cell(nodus_buf *b, const json_t *sp, double delta)
 {
 	if (!sp || json_is_null(sp))
 		return;
-	nodus_buf_addf(b, " %.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"), num(sp, "hi"));
+	if (isfinite(num(sp, "lo")) && isfinite(num(sp, "hi")))
+		nodus_buf_addf(b, " %.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"),
+			       num(sp, "hi"));
+	else /* a preset's ratio: no interval */
+		nodus_buf_addf(b, " %.3g", num(sp, "estimate"));
 	double tie = num(sp, "tie_margin");
 	if (isfinite(tie) && tie != delta) /* not the plan's: a short call */
 		nodus_buf_addf(b, " &delta;=%.3g%%", 100 * tie);
@@ -212,7 +219,11 @@ static void interval_text(nodus_buf *b, const json_t *sp)
 		nodus_buf_adds(b, "no interval");
 		return;
 	}
-	nodus_buf_addf(b, "%.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"), num(sp, "hi"));
+	if (isfinite(num(sp, "lo")) && isfinite(num(sp, "hi")))
+		nodus_buf_addf(b, "%.3g [%.3g, %.3g]", num(sp, "estimate"), num(sp, "lo"),
+			       num(sp, "hi"));
+	else /* a preset's ratio: no interval */
+		nodus_buf_addf(b, "%.3g", num(sp, "estimate"));
 }
 
 /* The false-fast pairs (and those whose baseline has no label) with both
@@ -220,8 +231,10 @@ static void interval_text(nodus_buf *b, const json_t *sp)
 static void false_fast_html(nodus_buf *b, const json_t *c, const char *base)
 {
 	const char *keys[2] = {"false_fast", "fast_unchecked"};
-	const char *titles[2] = {"False fast: FASTER here, not FASTER in ",
-				 "FASTER here, no label in "};
+	const int preset = *sget(c, "judge_preset") != '\0';
+	const char *titles[2] = {preset ? "False fast: BINARY_FASTER here, not FASTER in "
+					: "False fast: FASTER here, not FASTER in ",
+				 preset ? "BINARY_FASTER here, no label in " : "FASTER here, no label in "};
 	for (int k = 0; k < 2; k++) {
 		const json_t *list = json_object_get(c, keys[k]);
 		size_t i;
@@ -236,7 +249,9 @@ static void false_fast_html(nodus_buf *b, const json_t *c, const char *base)
 		json_array_foreach(list, i, f) {
 			nodus_buf_adds(b, "<tr><td>");
 			esc(b, sget(f, "pair"));
-			nodus_buf_adds(b, "</td><td class=\"f\">FASTER ");
+			nodus_buf_adds(b, "</td><td class=\"f\">");
+			esc(b, sget(f, "label"));
+			nodus_buf_adds(b, " ");
 			interval_text(b, json_object_get(f, "speedup"));
 			nodus_buf_addf(b, "</td><td class=\"%s\">", outcome_class(sget(f, "baseline")));
 			esc(b, sget(f, "baseline"));
@@ -446,8 +461,10 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 			const char *name = sget(c, "name");
 			const char *o = sget(json_object_get(p, "labels"), name);
 			const char *msg = sget(json_object_get(p, "messages"), name);
-			/* a disagreement with a baseline label is marked */
-			int differs = strcmp(outcome_class(bo), "x") != 0 && strcmp(o, bo) != 0;
+			/* a disagreement with a baseline label is marked, as the report
+			 * decides it (pairs[].agrees: a preset's verdict against the
+			 * baseline's label binarized) */
+			int differs = json_is_false(json_object_get(json_object_get(p, "agrees"), name));
 			nodus_buf_addf(b, "<td class=\"%s%s\"", outcome_class(o), differs ? " d" : "");
 			if (*msg) {
 				nodus_buf_adds(b, " title=\"");
@@ -480,7 +497,16 @@ void nodus__report_render_html(const json_t *rep, nodus_buf *b)
 		esc(b, sget(c, "name"));
 		nodus_buf_adds(b, " (");
 		esc(b, sget(c, "kind"));
-		nodus_buf_adds(b, ")</h2><p>agreement with ");
+		nodus_buf_adds(b, ")</h2>");
+		if (*sget(c, "judge_preset")) {
+			nodus_buf_adds(b, "<p>judged by the ");
+			esc(b, sget(c, "judge_preset"));
+			nodus_buf_adds(b, " preset (docs/protocol.md, &ldquo;Presets&rdquo;): binary "
+					  "verdicts with no interval, compared with the baseline's labels "
+					  "binarized (FASTER is faster; SLOWER and TIED are not; AMBIGUOUS "
+					  "is left out)</p>");
+		}
+		nodus_buf_adds(b, "<p>agreement with ");
 		esc(b, base);
 		nodus_buf_adds(b, ": ");
 		stat_text(b, ag, c);

@@ -91,4 +91,20 @@ PY
 grep -q "resolution (pairs declaring their true effect)" "$tmp/text" || { echo "FAIL: no resolution line"; fails=$((fails + 1)); }
 grep -q -- "-5%: 1/2 (0, 1, 0)" "$tmp/text" || { echo "FAIL: the isolated curve in text: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
 grep -q "judged by the kernelbench preset" "$tmp/text" || { echo "FAIL: the preset is not named"; fails=$((fails + 1)); }
+# HTML: the preset named; a verdict marked as differing exactly where the
+# report says it does not agree (pairs[].agrees)
+"$NODUS" report "$db" --format html -o "$tmp/r.html" 2>"$tmp/err" || { echo "FAIL: html report"; fails=$((fails + 1)); }
+python3 - "$tmp/r.html" <<'PY' || { echo "FAIL: the HTML report"; fails=$((fails + 1)); }
+import re, sys
+html = open(sys.argv[1]).read()
+assert "judged by the kernelbench preset" in html
+rows = {}  # the pairs table comes first; later tables (false fast) name pairs too
+for m in re.finditer(r"<tr><td>([a-z0-9]+)</td>(.*?)</tr>", html):
+    rows.setdefault(m.group(1), m.group(2))
+for pair, differs in (("f10", False), ("f1", True), ("s5", False), ("s5b", True), ("aa", True)):
+    cells = re.findall(r"<td class=\"[^\"]*\"[^>]*>(.*?)</td>", rows[pair])
+    kb = [c for c in cells if "BINARY_" in c]
+    assert len(kb) == 1, (pair, cells)
+    assert ("&ne;" in kb[0]) == differs, (pair, kb[0])
+PY
 [ "$fails" -eq 0 ] && echo "ok: resolution and presets in the report" || exit 1
