@@ -745,6 +745,14 @@ SHARING = [  # suites/cuda/study.json's conditions, so the suite can be run unde
     {"name": "replay-3", "kind": "replay", "tenants": 3},
 ]
 
+# other harnesses' protocols as judges of the same pairs, in isolation (docs/protocol.md,
+# "Presets"): their verdicts against the isolated baseline's labels
+PRESETS = [
+    {"name": "kernelbench", "kind": "isolated", "judge_preset": "kernelbench"},
+    {"name": "kernelbench-p", "kind": "isolated", "judge_preset": "kernelbench-p"},
+    {"name": "flashinfer", "kind": "isolated", "judge_preset": "flashinfer"},
+]
+
 
 def campaign(half, fams, pairs, sols):
     if half == "cuda":
@@ -752,7 +760,7 @@ def campaign(half, fams, pairs, sols):
                  "min_sample_ns": 1000000, "tie_margin_short": HALVES[half]["tie_margin_short"],
                  "max_rounds_short": 80}
         conds = [{"name": "isolated", "kind": "isolated"}] + SHARING + \
-            [{"name": "isolated-recheck", "kind": "isolated"}]
+            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS
         target = {"backend": "cuda", "profile": "NVIDIA H200 full GPU", "price_per_device_hour_usd": 3.5}
     else:
         judge = {"seed": SEED, "tie_margin": HALVES[half]["tie_margin"],
@@ -761,7 +769,7 @@ def campaign(half, fams, pairs, sols):
         # the cuda sharing kinds have no cpu meaning; replay is the one that runs anywhere
         conds = [{"name": "isolated", "kind": "isolated"}] + \
             [c for c in SHARING if c["kind"] == "replay"] + \
-            [{"name": "isolated-recheck", "kind": "isolated"}]
+            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS
         target = {"backend": "cpu", "profile": "x86-64 CPU, 2 cores", "price_per_device_hour_usd": 0.1}
     return {"kind": "campaign", "format": 1, "name": "study-" + half,
             "tasks": ["tasks/%s.json" % f["name"] for f in fams],
@@ -801,4 +809,9 @@ def generate(out):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        print("usage: python3 suites/study/generate.py [OUT]   (writes OUT/cuda and OUT/cpu,\n"
+              "each whole; OUT defaults to this script's directory; t1400 checks the\n"
+              "committed suite equals a fresh generation)", file=sys.stderr)
+        sys.exit(0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2)
     generate(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))
