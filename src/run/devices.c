@@ -19,7 +19,9 @@
  *
  * NODUS_TEST_DEVICES_ON_CPU=1 lets a cpu plan through, each entry an
  * orchestrator on the cpu with the cpu's fingerprint, so that a machine
- * without a GPU tests everything but the GPU's own part (t3920).
+ * without a GPU tests everything but the GPU's own part (t3920); with
+ * NODUS_TEST_DEVICES_DIFFER=1 too, each entry's profile names its entry, so
+ * that the refusal of GPUs of two profiles is tested as well.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <stdio.h>
@@ -159,29 +161,20 @@ static void restore_visible(const char *user)
 /* Reads all of fd into a heap string (NULL on failure). */
 static char *read_all(int fd)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
+	nodus_buf b = NODUS_BUF_INIT;
+	char chunk[4096];
 	for (;;) {
-		if (!buf)
-			return NULL;
-		if (len + 1 >= cap) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				return NULL;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + len, cap - len - 1);
+		ssize_t got = read(fd, chunk, sizeof(chunk));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
-		len += (size_t)got;
+		if (nodus_buf_add(&b, chunk, (size_t)got)) {
+			nodus_buf_release(&b);
+			return NULL;
+		}
 	}
-	buf[len] = '\0';
-	return buf;
+	return nodus_buf_detach(&b);
 }
 
 /* GPU dev's fingerprint, split into its profile and its unit (heap JSON
@@ -211,6 +204,10 @@ static int device_profile(const nodus_run_opts *o, const char *user, int dev, js
 	json_t *o_json = text ? json_loads(text, 0, NULL) : NULL;
 	*profile = json_incref(json_object_get(o_json, "profile"));
 	*unit = json_incref(json_object_get(o_json, "unit"));
+	/* the test hook's second profile: GPUs that differ, on a machine with none */
+	const char *differ = getenv("NODUS_TEST_DEVICES_DIFFER");
+	if (on_cpu_for_tests() && differ && strcmp(differ, "1") == 0 && json_is_object(*profile))
+		json_object_set_new(*profile, "test_visible_device", json_string(visible));
 	if (code != 0 || !json_is_object(*profile)) {
 		const char *why = json_string_value(json_object_get(o_json, "error"));
 		rc = NODUS_ERR(err, NODUS_EUNAVAILABLE,

@@ -10,7 +10,8 @@
 #   orchestrator on the cpu): "0,0" gives every pair-condition exactly one
 #   final record, pair p's from orchestrator p % 2 (two run ids, each on
 #   its own shard), nothing lost and nothing twice; the report reads them;
-#   --resume afterwards writes nothing;
+#   --resume afterwards writes nothing; GPUs of two profiles
+#   (NODUS_TEST_DEVICES_DIFFER=1) are refused, the differing field named;
 # - on a machine with a GPU the cuda half runs in bench/gpu-check.sh
 #   devices (the H200's evidence lives in bench/results/h200).
 set -u
@@ -70,6 +71,11 @@ before=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).exec
 "$NODUS" run "$tmp/plan.json" --db "$tmp/d.db" --devices 0,0 --resume -q || fail "--resume exited $?"
 after=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM records').fetchone()[0])" "$tmp/d.db")
 [ "$before" = "$after" ] || fail "--resume of a finished plan wrote records ($before -> $after)"
+# GPUs of two profiles (the hook names each entry in its profile): refused
+# before anything runs, the differing field named, nothing stored
+NODUS_TEST_DEVICES_DIFFER=1 refused "two profiles" "GPU 1 is another profile than GPU 0 (they differ in test_visible_device)" \
+	--db "$tmp/two.db" --devices 0,1
+[ -e "$tmp/two.db" ] && fail "a refused --devices of two profiles created the store"
 unset NODUS_TEST_DEVICES_ON_CPU
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "skipped: no GPU (the cuda half: bench/gpu-check.sh devices)"
