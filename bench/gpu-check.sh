@@ -63,9 +63,10 @@
 #                                           judge and its recheck on PRESET_CAMPAIGN's pairs
 #                                           (default suites/cuda/campaign.json), one store
 #                                           (PRESET_DB to resume one carried there), one report
-#     bash bench/gpu-check.sh study-suite   the study suite (suites/study/cuda) under
-#                                           STUDY_CONDITIONS, resumable (STUDY_DB), with each
-#                                           condition's resolution curve
+#     bash bench/gpu-check.sh study-suite   the study suite (suites/study/cuda, or
+#                                           STUDY_SUITE=torch-cuda: its KernelBench-format
+#                                           half) under STUDY_CONDITIONS, resumable
+#                                           (STUDY_DB), with each condition's resolution curve
 #     bash bench/gpu-check.sh devices       nodus run --devices on one GPU: 0 against a plain
 #                                           run (labels), and 0,0 (two orchestrators: the
 #                                           merge path, nothing lost or twice)
@@ -312,8 +313,23 @@ elif [ "$mode" = study-suite ]; then
 	# isolated; names of the campaign's conditions, space-separated) into
 	# STUDY_DB (default a fresh store; carry one back and forth to go on:
 	# --resume), each condition cut at STUDY_TIMEOUT seconds (default 400)
+	# STUDY_SUITE: cuda (default) or torch-cuda, the KernelBench-format
+	# half, whose target.python becomes the python3 on PATH (as in
+	# tests/gpu/test-gpu-torch.sh: not resolved, a venv's link is its torch)
 	db=${STUDY_DB:-$work/study-suite.db}
-	"$N" plan suites/study/cuda/campaign.json --cache "$cache" -o "$work/study-plan.json" >>"$log" 2>&1 || row plan FAILED
+	suite=${STUDY_SUITE:-cuda}
+	camp=suites/study/$suite/campaign.json
+	if [ "$suite" = torch-cuda ]; then
+		camp=suites/study/torch-cuda/campaign-here.json
+		python3 - suites/study/torch-cuda/campaign.json "$camp" "$(command -v python3)" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["target"]["python"] = sys.argv[3]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+	fi
+	row "study-suite" "$camp"
+	"$N" plan "$camp" --cache "$cache" -o "$work/study-plan.json" >>"$log" 2>&1 || row plan FAILED
 	for cond in ${STUDY_CONDITIONS:-isolated}; do
 		step "run study-suite $cond"
 		t0=$(date +%s)

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # ---------------------------------------------------------------------------
 # generate.py: writes suites/study/{cuda,cpu}, the study suite of issue 25
-# (docs/suites.md, "suites/study"), from the family table below.
+# (docs/suites.md, "suites/study"), from the family table below, and its
+# KernelBench-format half, suites/study/{torch-cuda,torch-cpu}, from
+# torch_half.py's.
 #
 #     python3 suites/study/generate.py [OUTDIR]     (default: this directory)
 #
@@ -33,6 +35,10 @@ import os
 import shutil
 import sys
 import textwrap
+
+sys.dont_write_bytecode = True  # nothing of ours left in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_half  # noqa: E402  (beside this script)
 
 SEED = 20261203
 LEVELS = [1, 2, 3, 5, 10]          # near-tie sizes, per cent of the reference's work
@@ -806,12 +812,14 @@ def generate(out):
             with open(path, "w") as f:
                 f.write(src)
         dump(os.path.join(root, "campaign.json"), campaign(half, fams, all_pairs, sols))
+    # the KernelBench-format half: torch-cuda and torch-cpu (torch_half.py)
+    torch_half.generate(out, dump, SEED, SHARING, PRESETS)
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
-        print("usage: python3 suites/study/generate.py [OUT]   (writes OUT/cuda and OUT/cpu,\n"
-              "each whole; OUT defaults to this script's directory; t1400 checks the\n"
+        print("usage: python3 suites/study/generate.py [OUT]   (writes OUT/cuda, OUT/cpu,\n"
+              "OUT/torch-cuda and OUT/torch-cpu, each whole; OUT defaults to this script's directory; t1400 checks the\n"
               "committed suite equals a fresh generation)", file=sys.stderr)
         sys.exit(0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2)
     generate(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))

@@ -3,15 +3,16 @@
 # t1400-study-generated: suites/study is what suites/study/generate.py
 # writes, and its construction holds.
 # 1. The generator, run into a temporary directory, writes exactly the
-#    committed files of both halves (cuda/, cpu/): none changed, none missing,
-#    none extra.
-# 2. Each half has at least 200 pairs over at least 30 families (a family
-#    is a task), every pair declares expect (FASTER, SLOWER, TIED or
-#    EQUIVALENT), and nodus check accepts it.
+#    committed files of every half (cuda/, cpu/, and the KernelBench-format
+#    torch-cuda/, torch-cpu/): none changed, none missing, none extra.
+# 2. Each C half has at least 200 pairs over at least 30 families (a family
+#    is a task), each torch half at least 50 over 9; every pair declares
+#    expect (FASTER, SLOWER, TIED or EQUIVALENT), and nodus check accepts it.
 # 3. Every pair that declares an effect is built from one shared object:
 #    candidate and reference list the same sources with the same flags and
 #    libraries, and differ only in their entry (an A/A pair: not even
-#    that); its expect is the effect held against one of the campaign's
+#    that; a torch pair: one class of one file, only its constructor's
+#    steps differ); its expect is the effect held against one of the campaign's
 #    margins, tie_margin or tie_margin_short (FASTER above 1 + margin,
 #    SLOWER below 1 / (1 + margin), TIED between; which one applies is the
 #    reference's call length, known to the generator, decided by the judge
@@ -31,19 +32,22 @@ S=$NODUS_SRC/suites/study
 
 # 1. regenerated = committed
 python3 "$S/generate.py" "$tmp/gen" || fail "generate.py exited $?"
-for half in cuda cpu; do
+for half in cuda cpu torch-cuda torch-cpu; do
 	diff -r "$S/$half" "$tmp/gen/$half" >"$tmp/diff" 2>&1 ||
 		fail "suites/study/$half differs from what generate.py writes (run python3 suites/study/generate.py):
 $(head -20 "$tmp/diff")"
 done
 
 # 2. and 3.
-for half in cuda cpu; do
+for half in cuda cpu torch-cuda torch-cpu; do
+	case $half in torch-*) least="50 9" ;; *) least="200 30" ;; esac
 	"$NODUS" check "$S/$half/campaign.json" >"$tmp/check" 2>&1 ||
 		fail "nodus check $half: $(head -5 "$tmp/check")"
-	python3 - "$S/$half" <<'PY' || fail "suites/study/$(basename "$S/$half"): construction (above)"
+	# shellcheck disable=SC2086 # two numbers
+	python3 - "$S/$half" $least <<'PY' || fail "suites/study/$(basename "$S/$half"): construction (above)"
 import json, os, sys
 root = sys.argv[1]
+least_pairs, least_families = int(sys.argv[2]), int(sys.argv[3])
 c = json.load(open(os.path.join(root, "campaign.json")))
 sols = {}
 for path in c["solutions"]:
@@ -55,8 +59,9 @@ margins = (c["judge"]["tie_margin"], c["judge"].get("tie_margin_short", c["judge
 bad = []
 tasks = {json.load(open(os.path.join(root, t)))["name"] for t in c["tasks"]}
 pairs = c["pairs"]
-if len(pairs) < 200 or len(tasks) < 30:
-    bad.append(f"{len(pairs)} pairs over {len(tasks)} families, expected at least 200 over 30")
+if len(pairs) < least_pairs or len(tasks) < least_families:
+    bad.append(f"{len(pairs)} pairs over {len(tasks)} families, expected at least {least_pairs} "
+               f"over {least_families}")
 seen = set()
 for p in pairs:
     pid = f'{p["workload"]}/{p["candidate"]}/{p["reference"]}'
@@ -70,6 +75,11 @@ for p in pairs:
             seen.add("profile")
         continue
     same = all(cand.get(k) == ref.get(k) for k in ("sources", "build", "backend", "task"))
+    if cand.get("language") == "python" or ref.get("language") == "python":
+        # one module from one file: the same class, only its constructor's arguments differ
+        same = same and cand.get("entry") == ref.get("entry") and \
+            {k: v for k, v in cand["python"].items() if k != "init"} == \
+            {k: v for k, v in ref["python"].items() if k != "init"}
     if not same:
         bad.append(f"{pid}: declares an effect, but its sides are not one shared object")
     x = p["effect"]
