@@ -21,8 +21,10 @@
 #   candidate). These declare the expected direction where it is clear by
 #   construction and EQUIVALENT where it is not; they carry no effect.
 #
-# torch.compile is not among them: Inductor compiles in subprocesses and
-# writes its own cache, which a sandboxed worker refuses (docs/sandbox.md).
+# torch.compile is not among them (yet): Inductor compiles in subprocesses
+# and writes a cache of its own, which the worker's limits (its process count,
+# the files it may write: docs/sandbox.md) were not made for; it has not been
+# tried in a worker.
 #
 # Deterministic output, standard library only; tests/e2e/t1400 regenerates it
 # and compares with the committed files.
