@@ -84,15 +84,10 @@ static int read_device(cuda_ctx *c, nodus_error *err)
 		ret = NODUS_CUDA_CALL(err, cudaDeviceGetAttribute(&c->persisting_l2_max_bytes,
 								  cudaDevAttrMaxPersistingL2CacheSize,
 								  c->device));
-	return ret;
-}
-
-/* Which physical GPU (or MIG slice) the ordinal is: what NVML is asked
- * about. Device queries need no context, so this comes before it. */
-static int read_identity(cuda_ctx *c, nodus_error *err)
-{
-	int ret = NODUS_CUDA_CALL(err, cudaDeviceGetPCIBusId(c->pci_bus_id,
-							     (int)sizeof c->pci_bus_id, c->device));
+	if (!ret)
+		ret = NODUS_CUDA_CALL(err, cudaDeviceGetPCIBusId(c->pci_bus_id,
+								 (int)sizeof c->pci_bus_id,
+								 c->device));
 	cudaDeviceProp prop;
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaGetDeviceProperties(&prop, c->device));
@@ -120,8 +115,6 @@ static void cuda_close(void *ctx)
 	cuda_ctx *c = (cuda_ctx *)ctx;
 	if (!c)
 		return;
-	nodus__cuda_nvml_join(c); /* a fingerprint never asked for */
-	nodus_buf_release(&c->nvml_fields);
 	/* Errors are ignored here: after a sticky fault every call fails and
 	 * the process is about to end anyway. */
 	if (c->flush_buf)
@@ -159,17 +152,7 @@ static int cuda_open(void **ctx, nodus_error *err)
 	if (!c)
 		return NODUS_ERR(err, NODUS_ENOMEM, "cuda backend: out of memory");
 	double t0 = seconds_now();
-	nodus_buf empty = NODUS_BUF_INIT;
-	c->nvml_fields = empty;
 	int ret = pick_device(&c->device, err);
-	if (!ret)
-		ret = read_identity(c, err);
-	/* The fingerprint's NVML half beside the context's creation: on the
-	 * H200 a spare worker's start-up was 0.15 s of context and 0.03-0.10 s
-	 * of fingerprint, one after the other, and a pair whose measure worker
-	 * is not started ahead waits for all of it (bench/results/h200/ab-51) */
-	if (!ret)
-		nodus__cuda_nvml_start(c);
 	if (!ret)
 		ret = NODUS_CUDA_CALL(err, cudaSetDevice(c->device));
 	if (!ret)

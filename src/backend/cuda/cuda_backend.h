@@ -19,7 +19,6 @@
 #define NODUS_CUDA_BACKEND_H
 
 #include <cuda_runtime.h>
-#include <pthread.h>
 
 /* common.h declares nodus__bug with C11's _Noreturn, which C++ spells as
  * an attribute. */
@@ -61,13 +60,6 @@ typedef struct cuda_ctx {
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
 	double context_s;            /* open: driver start and context creation */
 	double setup_s;              /* open: stream, events, buffers after it */
-	/* The fingerprint's NVML fields, read on a thread of their own while
-	 * the context is created (cuda_fingerprint.cu): */
-	pthread_t nvml_thread;       /* valid while nvml_pending */
-	int nvml_pending;            /* 1 from a started thread until it is joined */
-	nodus_buf nvml_fields;       /* what it appended (",\"nvml\":...") */
-	int nvml_rc;                 /* its add_nvml_fields result: 0, or out of memory */
-	int nvml_ready;              /* 1 once nvml_fields are joined and unused */
 } cuda_ctx;
 
 /* Checks a cudaError_t; on failure fills err (see the header comment). */
@@ -100,13 +92,7 @@ int nodus__cuda_guard_free(cuda_ctx *c, void *ptr);
 void nodus__cuda_guard_name(void *ctx, const void *ptr, const char *what, const char *name);
 int nodus__cuda_guards_intact(void *ctx, int *intact, nodus_guard_hit *hit, nodus_error *err);
 
-/* The fingerprint op (cuda_fingerprint.cu). Its NVML half takes 30-100 ms
- * (nvmlInit and the device queries), so open starts it on a thread before
- * the context is created and the first fingerprint takes what the thread
- * read (nvml_start, nvml_join; close joins a thread never used). Without a
- * thread the fingerprint reads NVML itself. */
+/* The fingerprint op (cuda_fingerprint.cu). */
 int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err);
-void nodus__cuda_nvml_start(cuda_ctx *c);
-void nodus__cuda_nvml_join(cuda_ctx *c);
 
 #endif

@@ -132,33 +132,6 @@ static int add_nvml_fields(cuda_ctx *c, nodus_buf *b)
 	return ret;
 }
 
-static void *nvml_thread_main(void *arg)
-{
-	cuda_ctx *c = (cuda_ctx *)arg;
-	c->nvml_rc = add_nvml_fields(c, &c->nvml_fields);
-	return NULL;
-}
-
-/* Needs c->pci_bus_id and c->uuid (open reads them before the context).
- * A thread that cannot be made leaves the fingerprint to read NVML
- * itself, later. */
-void nodus__cuda_nvml_start(cuda_ctx *c)
-{
-	nodus_buf empty = NODUS_BUF_INIT;
-	c->nvml_fields = empty;
-	c->nvml_ready = 0;
-	c->nvml_pending = pthread_create(&c->nvml_thread, NULL, nvml_thread_main, c) == 0;
-}
-
-void nodus__cuda_nvml_join(cuda_ctx *c)
-{
-	if (!c->nvml_pending)
-		return;
-	pthread_join(c->nvml_thread, NULL);
-	c->nvml_pending = 0;
-	c->nvml_ready = 1;
-}
-
 int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err)
 {
 	cuda_ctx *c = (cuda_ctx *)ctx;
@@ -169,18 +142,7 @@ int nodus__cuda_fingerprint(void *ctx, char **json_out, nodus_error *err)
 		ret = add_cuda_fields(c, &b, err);
 	else
 		ret = NODUS_ERR(err, NODUS_ENOMEM, "fingerprint: out of memory");
-	/* the thread's fields once, as read during open; NVML afresh after */
-	int nvml_ret = 0;
-	nodus__cuda_nvml_join(c);
-	if (!ret && c->nvml_ready && !c->nvml_rc)
-		nvml_ret = nodus_buf_add(&b, c->nvml_fields.data, c->nvml_fields.len);
-	else if (!ret)
-		nvml_ret = add_nvml_fields(c, &b);
-	if (c->nvml_ready) {
-		nodus_buf_release(&c->nvml_fields);
-		c->nvml_ready = 0;
-	}
-	if (!ret && (nvml_ret || nodus_buf_adds(&b, "}")))
+	if (!ret && (add_nvml_fields(c, &b) || nodus_buf_adds(&b, "}")))
 		ret = NODUS_ERR(err, NODUS_ENOMEM, "fingerprint: out of memory");
 	if (!ret)
 		*json_out = nodus_buf_detach(&b);
