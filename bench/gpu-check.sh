@@ -348,9 +348,15 @@ for c in r["conditions"]:
     done = sum(1 for p in r["pairs"] if p["labels"].get(c["name"]) not in (None, "MISSING"))
     met = sum(x["met"] for x in c["resolution"]); n = sum(x["pairs"] for x in c["resolution"])
     wrong = sum(x["wrong"] for x in c["resolution"])
-    print(f"{c['name']}: {done} of {len(r['pairs'])} pairs with a final record; effect pairs met {met} of {n}, wrong {wrong}; "
+    amb = sum(x["ambiguous"] for x in c["resolution"]); failed = sum(x["failed"] for x in c["resolution"])
+    notrun = sum(x.get("missing", 0) for x in c["resolution"])
+    if done == 0:
+        print(f"{c['name']}: not run yet")
+        continue
+    print(f"{c['name']}: {done} of {len(r['pairs'])} pairs with a final record; of {n - notrun} effect pairs run, "
+          f"met {met}, AMBIGUOUS {amb}, wrong {wrong}, failed {failed} ({notrun} not run yet); "
           f"A/A called faster {c['aa_noise']['called_faster']} of {c['aa_noise']['aa_pairs']}")
-    print("  " + " ".join(f"{'+' if x['direction'] == 'faster' else '-' if x['direction'] == 'slower' else ''}{x['effect_pct']:g}%:{x['met']}/{x['pairs']}" for x in c["resolution"]))
+    print("  " + " ".join(f"{'+' if x['direction'] == 'faster' else '-' if x['direction'] == 'slower' else ''}{x['effect_pct']:g}%:{x['met']}/{x['pairs'] - x.get('missing', 0)}" for x in c["resolution"]))
 PY
 	while IFS= read -r line; do row "" "$line"; done <"$OUT/study-suite.txt"
 elif [ "$mode" = devices ]; then

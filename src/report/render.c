@@ -293,7 +293,7 @@ static void text_resolution(const json_t *c, nodus_buf *b)
 	if (json_array_size(res) == 0)
 		return;
 	nodus_buf_adds(b, "  resolution (pairs declaring their true effect): effect: met/pairs "
-			  "(AMBIGUOUS, wrong, failed)\n   ");
+			  "(AMBIGUOUS, wrong, failed[, not run])\n   ");
 	size_t i;
 	json_t *r;
 	json_array_foreach(res, i, r) {
@@ -307,8 +307,12 @@ static void text_resolution(const json_t *c, nodus_buf *b)
 			       json_integer_value(json_object_get(r, "pairs")));
 		json_int_t a = json_integer_value(json_object_get(r, "ambiguous")),
 			   w = json_integer_value(json_object_get(r, "wrong")),
-			   f = json_integer_value(json_object_get(r, "failed"));
-		if (a || w || f)
+			   f = json_integer_value(json_object_get(r, "failed")),
+			   m = json_integer_value(json_object_get(r, "missing"));
+		if (m)
+			nodus_buf_addf(b, " (%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
+				       ", %" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT ")", a, w, f, m);
+		else if (a || w || f)
 			nodus_buf_addf(b, " (%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
 				       ", %" JSON_INTEGER_FORMAT ")", a, w, f);
 		nodus_buf_adds(b, (i + 1) % 6 == 0 && i + 1 < json_array_size(res) ? "\n   " : "");

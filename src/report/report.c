@@ -769,13 +769,14 @@ static void expect_counts(const struct ctx *c, int k, json_t *cond)
  * effect (their true speedup by construction), grouped by its size in
  * percent (max(e, 1/e) - 1, to 0.1) and direction, and how their outcomes
  * met their expect: met, AMBIGUOUS, a decided label or verdict against it
- * (wrong), or no label at all (a failure, MISSING). Excluded pairs count
+ * (wrong), a final record without a label (failed), or none at all
+ * (missing: not run yet, as in a study run in parts). Excluded pairs count
  * too: a pair's truth does not depend on the target. */
 static json_t *resolution(const struct ctx *c, int k)
 {
 	struct bin {
 		double pct;
-		int faster, pairs, met, ambiguous, wrong, failed;
+		int faster, pairs, met, ambiguous, wrong, failed, missing;
 	} bins[64];
 	int n = 0;
 	for (int p = 0; p < c->n_pairs; p++) {
@@ -797,7 +798,9 @@ static json_t *resolution(const struct ctx *c, int k)
 		}
 		int o = outcome(final_of(c, p, k));
 		bins[b].pairs++;
-		if (o >= CAT_STATUS0)
+		if (o == CAT_MISSING)
+			bins[b].missing++; /* not run (yet): a study resumed in parts */
+		else if (o >= CAT_STATUS0)
 			bins[b].failed++;
 		else if (nodus__report_expect_missed(q->expect, cat_name(o)) == 0)
 			bins[b].met++;
@@ -820,7 +823,7 @@ static json_t *resolution(const struct ctx *c, int k)
 	json_t *list = json_array();
 	for (int b = 0; b < n; b++)
 		json_array_append_new(
-			list, json_pack("{s:f, s:s, s:i, s:i, s:i, s:i, s:i}", "effect_pct", bins[b].pct,
+			list, json_pack("{s:f, s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "effect_pct", bins[b].pct,
 					"direction",
 					bins[b].faster > 0   ? "faster"
 					: bins[b].faster < 0 ? "slower"
@@ -828,7 +831,7 @@ static json_t *resolution(const struct ctx *c, int k)
 					"pairs",
 					bins[b].pairs, "met", bins[b].met, "ambiguous",
 					bins[b].ambiguous, "wrong", bins[b].wrong, "failed",
-					bins[b].failed));
+					bins[b].failed, "missing", bins[b].missing));
 	return list;
 }
 

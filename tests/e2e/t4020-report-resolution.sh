@@ -5,7 +5,8 @@
 # measurement), `nodus report`
 #   1. draws each condition's resolution curve from the pairs that declare
 #      their true effect: grouped by its size in percent and direction, how
-#      many met their expect, stayed AMBIGUOUS, went against it or failed;
+#      many met their expect, stayed AMBIGUOUS, went against it, failed, or
+#      have no record yet (a study run in parts);
 #   2. compares a preset condition (judge_preset kernelbench: verdicts, no
 #      labels) with the baseline after binarizing its labels: FASTER is
 #      BINARY_FASTER, SLOWER and TIED are BINARY_NOT_FASTER, AMBIGUOUS is
@@ -20,6 +21,8 @@
 #   s5b   1/1.05 SLOWER  FASTER      BINARY_NOT_FASTER  (a wrong label)
 #   aa    1      TIED    TIED        BINARY_FASTER      (A/A; false fast)
 #   crash 1.10   FASTER  CRASH       CRASH
+#   later 1.10   FASTER  (no record) (no record)       (not run yet: missing,
+#                                                       never "failed")
 # ------------------------------------------------------------------------
 set -u
 NODUS=${NODUS:-nodus}
@@ -39,7 +42,8 @@ rows = [("f10", 1.10, "FASTER", "FASTER", "BINARY_FASTER"),
         ("s5", 1 / 1.05, "SLOWER", "SLOWER", "BINARY_NOT_FASTER"),
         ("s5b", 1 / 1.05, "SLOWER", "FASTER", "BINARY_NOT_FASTER"),
         ("aa", 1.0, "TIED", "TIED", "BINARY_FASTER"),
-        ("crash", 1.10, "FASTER", "CRASH", "CRASH")]
+        ("crash", 1.10, "FASTER", "CRASH", "CRASH"),
+        ("later", 1.10, "FASTER", None, None)]
 pairs = [dict(id=p, task="t%d" % (i % 3), workload="w", candidate="r" if p == "aa" else "c" + p,
               reference="r", expect=e, effect=eff) for i, (p, eff, e, _, _) in enumerate(rows)]
 plan = dict(kind="plan", format=1, name="res", digest=d, pairs=pairs,
@@ -55,6 +59,8 @@ ins = ("INSERT INTO records (plan_digest, pair_id, condition, attempt, final, st
        "charge_share, compile_s, validation_s, target_hash) "
        "VALUES (?,?,?,1,1,?,?,?,?,?,?,10,1,0,100,1,1,0.5,?)")
 for p, _, _, base, kb in rows:
+    if base is None:
+        continue  # planned, never run
     if base == "CRASH":
         db.execute(ins, (d, p, "isolated", "CRASH", None, None, None, None, None, t))
         db.execute(ins, (d, p, "kb", "CRASH", None, None, None, None, None, t))
@@ -70,26 +76,28 @@ r = json.load(open(sys.argv[1]))
 c = {x["name"]: x for x in r["conditions"]}
 def curve(name):
     return [(x["direction"], x["effect_pct"], x["pairs"], x["met"], x["ambiguous"], x["wrong"],
-             x["failed"]) for x in c[name]["resolution"]]
-assert curve("isolated") == [("slower", 5.0, 2, 1, 0, 1, 0), ("none", 0.0, 1, 1, 0, 0, 0),
-                             ("faster", 1.0, 1, 1, 0, 0, 0), ("faster", 10.0, 3, 1, 1, 0, 1)], curve("isolated")
-assert curve("kb") == [("slower", 5.0, 2, 2, 0, 0, 0), ("none", 0.0, 1, 0, 0, 1, 0),
-                       ("faster", 1.0, 1, 0, 0, 1, 0), ("faster", 10.0, 3, 2, 0, 0, 1)], curve("kb")
+             x["failed"], x["missing"]) for x in c[name]["resolution"]]
+assert curve("isolated") == [("slower", 5.0, 2, 1, 0, 1, 0, 0), ("none", 0.0, 1, 1, 0, 0, 0, 0),
+                             ("faster", 1.0, 1, 1, 0, 0, 0, 0),
+                             ("faster", 10.0, 4, 1, 1, 0, 1, 1)], curve("isolated")
+assert curve("kb") == [("slower", 5.0, 2, 2, 0, 0, 0, 0), ("none", 0.0, 1, 0, 0, 1, 0, 0),
+                       ("faster", 1.0, 1, 0, 0, 1, 0, 0), ("faster", 10.0, 4, 2, 0, 0, 1, 1)], curve("kb")
 kb = c["kb"]
 assert kb["judge_preset"] == "kernelbench" and c["isolated"]["judge_preset"] is None
 # scored: f10 (F/F), f1 (N/F), s5 (N/N), s5b (F/N), aa (N/F); f10b AMBIGUOUS and crash left out
 assert (kb["scored"], kb["agreeing"]) == (5, 2), (kb["scored"], kb["agreeing"])
 left = {x["baseline"]: sorted(x["pairs"]) for x in kb["left_out"]}
-assert left == {"AMBIGUOUS": ["f10b"], "CRASH": ["crash"]}, left
+assert left == {"AMBIGUOUS": ["f10b"], "CRASH": ["crash"], "MISSING": ["later"]}, left
 assert sorted(f["pair"] for f in kb["false_fast"]) == ["aa", "f1", "f10b"], kb["false_fast"]
 assert (kb["aa_noise"]["aa_pairs"], kb["aa_noise"]["called_faster"]) == (1, 1), kb["aa_noise"]
 agrees = {p["id"]: p["agrees"]["kb"] for p in r["pairs"]}
 assert agrees == {"f10": True, "f10b": None, "f1": False, "s5": True, "s5b": False, "aa": False,
-                  "crash": None}, agrees
+                  "crash": None, "later": None}, agrees
 PY
 "$NODUS" report "$db" >"$tmp/text" 2>"$tmp/err" || { echo "FAIL: text report"; fails=$((fails + 1)); }
 grep -q "resolution (pairs declaring their true effect)" "$tmp/text" || { echo "FAIL: no resolution line"; fails=$((fails + 1)); }
 grep -q -- "-5%: 1/2 (0, 1, 0)" "$tmp/text" || { echo "FAIL: the isolated curve in text: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
+grep -q -- "+10%: 1/4 (1, 0, 1, 1)" "$tmp/text" || { echo "FAIL: the pair not run is not counted apart: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
 grep -q "judged by the kernelbench preset" "$tmp/text" || { echo "FAIL: the preset is not named"; fails=$((fails + 1)); }
 # HTML: the preset named; a verdict marked as differing exactly where the
 # report says it does not agree (pairs[].agrees)
