@@ -67,6 +67,10 @@
 #                                           STUDY_SUITE=torch-cuda: its KernelBench-format
 #                                           half) under STUDY_CONDITIONS, resumable
 #                                           (STUDY_DB), with each condition's resolution curve
+#     bash bench/gpu-check.sh serve         nodus serve against a direct nodus run of the same
+#                                           plan (bench/serve-overhead.py, suites/cuda under
+#                                           isolated): POST latency, overhead per submission,
+#                                           throughput share
 #     bash bench/gpu-check.sh devices       nodus run --devices on one GPU: 0 against a plain
 #                                           run (labels), and 0,0 (two orchestrators: the
 #                                           merge path, nothing lost or twice)
@@ -359,6 +363,20 @@ for c in r["conditions"]:
     print("  " + " ".join(f"{'+' if x['direction'] == 'faster' else '-' if x['direction'] == 'slower' else ''}{x['effect_pct']:g}%:{x['met']}/{x['pairs'] - x.get('missing', 0)}" for x in c["resolution"]))
 PY
 	while IFS= read -r line; do row "" "$line"; done <"$OUT/study-suite.txt"
+elif [ "$mode" = serve ]; then
+	# issue 21: what nodus serve costs over a direct nodus run of the same
+	# plan (bench/serve-overhead.py): suites/cuda's 20 pairs as submissions
+	# under its isolated condition, one compile cache for both
+	step "serve-overhead"
+	python3 bench/serve-overhead.py "$N" suites/cuda/campaign.json "$work/serve" >"$OUT/serve-overhead.txt" 2>&1
+	row "serve-overhead" "exit $?"
+	row "" "$(tail -1 "$OUT/serve-overhead.txt")"
+	cp "$work/serve/serve-overhead.json" "$OUT/" 2>/dev/null
+	tail -20 "$work/serve/serve-overhead.log" >>"$log" 2>/dev/null
+	for db in serve direct; do
+		python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/serve/$db.db" 2>/dev/null
+	done
+	tar -C "$work/serve" -czf "$OUT/serve-databases.tar.gz" serve.db direct.db 2>>"$log"
 elif [ "$mode" = devices ]; then
 	# issue 22 on one GPU: the isolated CUDA campaign plainly, with
 	# --devices 0 (one orchestrator, through the profile check) and with
@@ -632,7 +650,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | study-suite | devices | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | study-suite | serve | devices | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
