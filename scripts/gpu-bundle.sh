@@ -3,7 +3,8 @@
 #
 # The GPU machine cannot install packages, so nodus is built here (same nvcc 13.0,
 # sm_90) into build-gpu/, and the shared libraries it needs that the GPU machine's
-# image may lack (jansson, sqlite3, libcrypto, libseccomp, cmocka) are copied into
+# image may lack (jansson, sqlite3, libcrypto, libseccomp, cmocka, libmicrohttpd with
+# its GnuTLS) are copied into
 # build-gpu/syslib. Carry build-gpu with the run; gpu-check.sh puts syslib on
 # LD_LIBRARY_PATH. A compile error therefore never costs device time.
 #
@@ -49,6 +50,15 @@ for lib in libjansson.so.4 libsqlite3.so.0 libcrypto.so.3 libseccomp.so.2 libcmo
 	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { p = $NF } END { print p }')
 	[ -n "$path" ] && cp -L "$path" "$out/syslib/"
 done
+# libmicrohttpd (nodus serve; every nodus process loads it) and what it links
+# that an image without it may lack (GnuTLS and its own libraries): not the C
+# library's, and not libffi, which every image with Python has and whose
+# copy there Python's ctypes must keep using
+if mhd=$(ldd "$out/nodus" | awk '$1 ~ /^libmicrohttpd/ { print $3 }') && [ -n "$mhd" ]; then
+	cp -L "$mhd" "$out/syslib/"
+	ldd "$mhd" | awk '$3 ~ /^\// && $1 !~ /^(libc|libm|libdl|libpthread|librt|ld-linux|libffi)[.]/ { print $3 }' |
+		while read -r dep; do cp -L "$dep" "$out/syslib/"; done
+fi
 # object files, the static core library and CMake's compiler probes are not
 # needed there; keep the carried folders small (the tree, build-gpu and
 # build-gpu-base together must stay under the device's 64 MiB)
