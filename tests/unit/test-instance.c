@@ -27,11 +27,11 @@ static void make_task(nodus_task *t, nodus_workload *w, int64_t n)
 	strcpy(t->inputs[0].name, "x");
 	t->inputs[0].dtype = NODUS_DTYPE_FLOAT32;
 	t->inputs[0].ndim = 1;
-	t->inputs[0].init = (nodus_dist){NODUS_DIST_NORMAL, 0, 1, -1};
+	t->inputs[0].init = (nodus_dist){NODUS_DIST_NORMAL, 0, 1, -1, NULL, 0};
 	strcpy(t->inputs[1].name, "s");
 	t->inputs[1].dtype = NODUS_DTYPE_FLOAT32;
 	t->inputs[1].ndim = 1;
-	t->inputs[1].init = (nodus_dist){NODUS_DIST_AFFINE_SCALE, 0.5, 0, -1};
+	t->inputs[1].init = (nodus_dist){NODUS_DIST_AFFINE_SCALE, 0.5, 0, -1, NULL, 0};
 	w->axis_value[0] = n;
 }
 
