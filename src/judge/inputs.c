@@ -24,7 +24,7 @@
  * A file input (NODUS_DIST_FILE) is not drawn: its elements are the file's
  * bytes, copied, whatever the seed, and no variant applies to them (a
  * scaled or negated index, length or recorded activation is no longer the
- * workload's input: docs/judge.md, "File inputs").
+ * workload's input: docs/judge.md, 2.6).
  * ------------------------------------------------------------------------ */
 #include "judge/judge.h"
 #include "judge/judge-internal.h"

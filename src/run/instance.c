@@ -18,7 +18,7 @@ void nodus__instance_axes(const nodus_task *t, const nodus_workload *w, int prob
 {
 	/* a file input has the workload's shape only: with one the probe
 	 * keeps the shape (an extra trial), and the audit says the shape
-	 * check is lost (docs/judge.md, "File inputs") */
+	 * check is lost (docs/judge.md, 2.6) */
 	for (int i = 0; probe && i < t->n_inputs; i++)
 		if (nodus_workload_file_input(w, i))
 			probe = 0;

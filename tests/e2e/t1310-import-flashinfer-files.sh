@@ -15,6 +15,8 @@
 #      blob and its sha256, the integer input int_range [-1024, 1023]
 #      (FlashInfer-Bench's randint) and the import says so; each bad one is
 #      left out in words naming the file and the tensor (exit 1);
+#      the format's own library (where installed) agrees on the good file
+#      and the malformed ones;
 #   2. nodus check takes the imported campaign; a blob changed under its
 #      workload is an error at FILE:LINE:COL; a blob whose hash is kept
 #      right but whose header overruns is the reader's error there;
@@ -164,6 +166,26 @@ t = json.load(open(f"{d}/tasks/gather_scale.json"))
 assert [i["name"] for i in t["inputs"]] == ["table", "index", "scale"]
 PY
 "$NODUS" check "$out/campaign.json" >/dev/null 2>"$tmp/err" || fail "1.6 nodus check: $(cat "$tmp/err")"
+# the format's own library (the venv of t4050, where scripts/deps.sh made it)
+# reads the good file as we wrote it and refuses the malformed ones nodus
+# refuses: our writer and reader agree with it, not only with each other
+if [ -x /opt/nodus-fib/bin/python ] && /opt/nodus-fib/bin/python -c 'import safetensors.torch' 2>/dev/null; then
+	/opt/nodus-fib/bin/python - "$ds/blob/workloads/gather" <<'PY' || fail "1.7 safetensors' own reader disagrees"
+import sys
+from safetensors.torch import load_file
+d = sys.argv[1]
+t = load_file(f"{d}/good.safetensors")
+assert t["index"].tolist() == [5, 0, 3, 3, 7, 1] and t["scale"].tolist() == [0.5, -2.0, 1.25, 3.0, -0.75, 0.125], t
+for bad in ("truncated", "overrun", "overlap"):
+    try:
+        load_file(f"{d}/{bad}.safetensors")
+    except Exception:
+        continue
+    raise AssertionError(f"{bad}.safetensors loads")
+PY
+else
+	echo "skipped: no safetensors package (/opt/nodus-fib, scripts/deps.sh): item 1.7"
+fi
 
 # 2. a blob changed under its workload, then one whose hash is right but
 # whose header overruns the file
