@@ -309,7 +309,7 @@ static int definition(struct ctx *x, const char *path)
  * at the same path, so OUT stands alone; returns the nodus init naming it
  * (docs/formats.md, "File inputs"), or NULL with why. */
 static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *spec,
-			 json_t *axes, char *why, size_t size)
+			 json_t *axes, json_t *pending, char *why, size_t size)
 {
 	const char *path = json_string_value(json_object_get(spec, "path"));
 	const char *key = json_string_value(json_object_get(spec, "tensor_key"));
@@ -397,27 +397,51 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 	char sha[NODUS_SHA256_HEX], rel[4200];
 	nodus_sha256_hex(b.data, b.len, sha);
 	snprintf(rel, sizeof(rel), "../%s", path); /* from OUT/workloads/ */
-	if (!json_object_get(x->blobs, path)) {
-		char *copy = malloc(b.len ? b.len : 1);
-		if (!copy) {
-			snprintf(why, size, "out of memory");
-			goto out;
-		}
-		memcpy(copy, b.data, b.len);
-		if (add_doc(x, "", "", "", NULL, copy)) {
-			snprintf(why, size, "too many files");
-			goto out;
-		}
-		struct doc *doc = &x->docs[x->n_docs - 1];
-		snprintf(doc->path, sizeof(doc->path), "%s/%s", x->out, path);
-		doc->len = b.len; /* a valid safetensors file is never empty */
-		json_object_set_new(x->blobs, path, json_string(sha));
-	}
+	/* copied once the whole workload is imported (add_blobs): a workload
+	 * left out leaves no file of its own in OUT */
+	json_object_set_new(pending, path, json_string(sha));
 	init = json_pack("{s:s,s:s,s:s,s:s}", "dist", "file", "path", rel, "tensor", key, "sha256",
 			 sha);
 out:
 	nodus_buf_release(&b);
 	return init;
+}
+
+/* The blobs a workload just imported names, each copied into OUT once (at
+ * its dataset path); read again, and checked against the hash taken when
+ * it was validated, so what is copied is what was checked. */
+static int add_blobs(struct ctx *x, json_t *pending, char *why, size_t size)
+{
+	const char *path;
+	json_t *sha;
+	json_object_foreach(pending, path, sha) {
+		if (json_object_get(x->blobs, path))
+			continue;
+		char full[4200], now[NODUS_SHA256_HEX];
+		snprintf(full, sizeof(full), "%s/%s", x->in, path);
+		nodus_buf b = NODUS_BUF_INIT;
+		if (nodus_buf_read_file(&b, full) || b.len == 0) {
+			nodus_buf_release(&b);
+			snprintf(why, size, "cannot read safetensors file %s again", full);
+			return -1;
+		}
+		nodus_sha256_hex(b.data, b.len, now);
+		if (strcmp(now, json_string_value(sha)) != 0) {
+			nodus_buf_release(&b);
+			snprintf(why, size, "%s changed while it was imported", full);
+			return -1;
+		}
+		if (add_doc(x, "", "", "", NULL, b.data)) { /* it freed b.data */
+			snprintf(why, size, "more files than one import writes (%d)",
+				 (int)NODUS_ARRAY_SIZE(x->docs));
+			return -1;
+		}
+		struct doc *doc = &x->docs[x->n_docs - 1];
+		snprintf(doc->path, sizeof(doc->path), "%s/%s", x->out, path);
+		doc->len = b.len; /* the doc owns b.data now */
+		json_object_set(x->blobs, path, sha);
+	}
+	return 0;
 }
 
 /* One JSONL line: a workload of a definition read already. */
@@ -443,6 +467,7 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 	json_t *v;
 	const char *why = NULL;
 	char whybuf[1024];
+	json_t *pending = json_object(); /* blobs to copy: dataset path -> sha256 */
 	json_object_foreach(json_object_get(w, "axes"), k, v) {
 		/* only the var axes: a const one is the task's already */
 		const char *type = json_string_value(
@@ -463,8 +488,8 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 			json_object_set_new(inputs, k, json_pack("{s:{s:s,s:O}}", "init", "dist", "constant",
 								 "value", json_object_get(v, "value")));
 		else if (type && strcmp(type, "safetensors") == 0) {
-			init = file_init(x, info, k, v, json_object_get(w, "axes"), whybuf,
-					 sizeof(whybuf));
+			init = file_init(x, info, k, v, json_object_get(w, "axes"), pending,
+					 whybuf, sizeof(whybuf));
 			if (init)
 				json_object_set_new(inputs, k, json_pack("{s:o}", "init", init));
 			else
@@ -478,6 +503,10 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 			why = whybuf;
 		}
 	}
+	if (!why && !json_object_get(x->workload_names, name) &&
+	    add_blobs(x, pending, whybuf, sizeof(whybuf)))
+		why = whybuf;
+	json_decref(pending);
 	if (why || json_object_get(x->workload_names, name)) {
 		note(x, "%s:%d: workload %s left out: %s", path, line_no, uuid, why ? why : "twice");
 		json_decref(axes), json_decref(inputs), json_decref(j);

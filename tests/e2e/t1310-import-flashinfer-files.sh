@@ -10,7 +10,8 @@
 #   int_double: y = 2 * x, x int32 and random;
 #   bad workloads: a truncated file, a header longer than the file, a dtype
 #     and a shape that are not the definition's, two tensors whose offsets
-#     overlap, a missing key, a path that leaves the dataset, a random uint8.
+#     overlap, a missing key, a path that leaves the dataset, a random uint8,
+#     a file whose index is right and scale is not (nothing of it copied).
 #   1. the import: the good workloads become file inputs naming the copied
 #      blob and its sha256, the integer input int_range [-1024, 1023]
 #      (FlashInfer-Bench's randint) and the import says so; each bad one is
@@ -19,7 +20,8 @@
 #      and the malformed ones;
 #   2. nodus check takes the imported campaign; a blob changed under its
 #      workload is an error at FILE:LINE:COL; a blob whose hash is kept
-#      right but whose header overruns is the reader's error there;
+#      right but whose header overruns is the reader's error there; a task
+#      whose input is a file is refused;
 #   3. with torch: plan and run on the cpu; a candidate that hardcodes the
 #      file's index and scale is correct (so the values came through as
 #      they are: a redraw would make it wrong), one that ignores scale is
@@ -70,6 +72,10 @@ def overlap(h):
 open(f"{ds}/{blob}/overlap.safetensors", "wb").write(
     st([("index", "I32", [6], i32), ("scale", "F32", [6], f32)], overlap))
 open(f"{ds}/other/outside.safetensors", "wb").write(good)
+# index right, scale of another shape: the workload is left out after its
+# first input passed, and its file must not be copied
+open(f"{ds}/{blob}/half.safetensors", "wb").write(
+    st([("index", "I32", [6], i32), ("scale", "F32", [3], f32[:12])]))
 
 json.dump({"name": "gather_scale", "op_type": "gather",
            "axes": {"n": {"type": "var"}, "m": {"type": "var"}, "d": {"type": "const", "value": 4}},
@@ -102,7 +108,8 @@ lines = [wl("good0001", f"./{blob}/good.safetensors"),
          wl("shap0005", f"{blob}/shape.safetensors"),
          wl("ovlp0006", f"{blob}/overlap.safetensors"),
          wl("nkey0007", f"{blob}/good.safetensors", key_index="idx"),
-         wl("outs0008", f"../ds/other/outside.safetensors")]
+         wl("outs0008", f"../ds/other/outside.safetensors"),
+         wl("half000b", f"{blob}/half.safetensors")]
 with open(f"{ds}/workloads/gather_scale.jsonl", "w") as f:
     for l in lines:
         f.write(json.dumps(l) + "\n")
@@ -144,6 +151,7 @@ for want in \
 	"nkey0007 left out: input 'index': $b/good.safetensors, tensor 'idx': expected a tensor 'idx' in the file" \
 	"outs0008 left out: input 'index': safetensors path '../ds/other/outside.safetensors' is absolute or leaves the dataset" \
 	"uint000a left out: input 'b' is uint8 and random: FlashInfer-Bench draws no random uint8" \
+	"half000b left out: input 'scale': $b/half.safetensors, tensor 'scale': expected shape [\"n\"] with the workload's axes, got [3]" \
 	"int_double.json: input 'x' (int32): a random workload draws integers in [-1024, 1023] (int_range)"; do
 	grep -qF -- "$want" "$tmp/err" || fail "1.3 not said: $want (stderr: $(cat "$tmp/err"))"
 done
@@ -159,6 +167,9 @@ assert w["inputs"]["index"]["init"] == want, w["inputs"]
 assert w["inputs"]["scale"]["init"]["tensor"] == "scale" and "table" not in w["inputs"], w["inputs"]
 assert open(f"{d}/blob/workloads/gather/good.safetensors", "rb").read() == open(
     f"{ds}/blob/workloads/gather/good.safetensors", "rb").read()
+import os
+blobs = sorted(os.listdir(f"{d}/blob/workloads/gather"))
+assert blobs == ["good.safetensors"], blobs  # no file of a workload left out
 t = json.load(open(f"{d}/tasks/int_double.json"))
 assert t["inputs"][0]["init"] == {"dist": "int_range", "low": -1024, "high": 1023}, t["inputs"]
 assert "variants" not in t["inputs"][0], t["inputs"][0]
@@ -214,6 +225,18 @@ PY
 [ $? -eq 2 ] || fail "2.3 an overrunning header passed check"
 grep -qE "^$wl:[0-9]+:[0-9]+: .*good.safetensors: not a valid safetensors file for tensor 'index': expected a header of [0-9]+ bytes after the length" "$tmp/err" ||
 	fail "2.4 the overrun, located: $(cat "$tmp/err")"
+
+# a task cannot take its values from a file (their shape is a workload's)
+cp -r "$out" "$tmp/task"
+python3 - "$tmp/task/tasks/gather_scale.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["inputs"][1]["init"] = {"dist": "file", "path": "x.safetensors", "tensor": "index", "sha256": "0" * 64}
+json.dump(t, open(sys.argv[1], "w"), indent=2)
+PY
+"$NODUS" check "$tmp/task/campaign.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qE "^$tmp/task/tasks/gather_scale.json:[0-9]+:[0-9]+: .*\"file\" belongs in a workload's inputs" "$tmp/err" ||
+	fail "2.5 a task's file input: $(cat "$tmp/err")"
 
 # 3. plan and run, with torch
 if /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
