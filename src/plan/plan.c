@@ -248,10 +248,21 @@ static json_t *pairs_json(const nodus_campaign *c)
 		for (int a = 0; a < t->n_axes; a++)
 			if (!t->axes[a].is_const)
 				json_object_set_new(axes, t->axes[a].name, json_integer(w->axis_value[a]));
-		for (int i = 0; i < t->n_inputs; i++)
+		json_t *files = json_array();
+		for (int i = 0; i < t->n_inputs; i++) {
 			json_array_append_new(inputs, json_string(t->inputs[i].name));
+			if (nodus_workload_file_input(w, i))
+				json_array_append_new(files, json_string(t->inputs[i].name));
+		}
 		json_object_set_new(o, "axes", axes);
 		json_object_set_new(o, "inputs", inputs);
+		/* the inputs whose values are a file's (a trace names them as
+		 * safetensors inputs); only when there are any, so a plan
+		 * without keeps its digest */
+		if (json_array_size(files))
+			json_object_set_new(o, "file_inputs", files);
+		else
+			json_decref(files);
 		json_array_append_new(arr, o);
 	}
 	return arr;

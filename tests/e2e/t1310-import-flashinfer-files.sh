@@ -25,8 +25,10 @@
 #   3. with torch: plan and run on the cpu; a candidate that hardcodes the
 #      file's index and scale is correct (so the values came through as
 #      they are: a redraw would make it wrong), one that ignores scale is
-#      not; the audit names the file inputs; verify names the blob when it
-#      changes after sealing.
+#      not; the audit names the file inputs; the dataset export gives them
+#      back as safetensors inputs with the values run (FlashInfer-Bench's
+#      own TraceSet and safetensors read them, where installed); verify
+#      names the blob when it changes after sealing.
 # ------------------------------------------------------------------------
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
@@ -271,10 +273,53 @@ assert hard and all(s == "OK" for s, _ in hard), hard
 assert nos and all(s.startswith("INCORRECT") for s, _ in nos), nos
 assert ints and all(s == "OK" for s, _ in ints), ints
 PY
+	# the dataset export gives the file inputs back as safetensors inputs,
+	# with the values that were run, where FlashInfer-Bench looks for them
+	"$NODUS" report "$tmp/r.db" --format dataset --plan-file "$tmp/plan.json" -o "$tmp/exp" \
+		>/dev/null 2>"$tmp/err" || fail "3.5 dataset export exited $?: $(cat "$tmp/err")"
+	python3 - "$tmp/exp" <<'PY' || fail "3.6 the exported file inputs"
+import glob, json, struct, sys
+root = sys.argv[1]
+(f,) = glob.glob(f"{root}/workloads/gather_scale/*.jsonl")
+w = json.loads(open(f).readline())["workload"]
+ins = w["inputs"]
+assert ins["table"] == {"type": "random"}, ins
+assert ins["index"]["type"] == "safetensors" and ins["index"]["tensor_key"] == "index", ins
+assert ins["scale"]["path"] == ins["index"]["path"] and ins["index"]["path"].startswith("blob/workloads/"), ins
+raw = open(f"{root}/{ins['index']['path']}", "rb").read()
+(n,) = struct.unpack("<Q", raw[:8])
+assert n % 8 == 0, n
+h = json.loads(raw[8:8 + n])
+def tensor(k, fmt):
+    b, e = h[k]["data_offsets"]
+    return list(struct.unpack(fmt, raw[8 + n + b:8 + n + e]))
+assert h["index"]["dtype"] == "I32" and h["index"]["shape"] == [6], h
+assert tensor("index", "<6i") == [5, 0, 3, 3, 7, 1]
+assert tensor("scale", "<6f") == [0.5, -2.0, 1.25, 3.0, -0.75, 0.125]
+PY
+	if [ -x /opt/nodus-fib/bin/python ] && /opt/nodus-fib/bin/python -c 'import safetensors.torch' 2>/dev/null; then
+		/opt/nodus-fib/bin/python - "$tmp/exp" <<'PY' || fail "3.7 FlashInfer-Bench's own loader on the export"
+import importlib.util, sys, types
+spec = importlib.util.find_spec("flashinfer_bench")
+pkg = types.ModuleType("flashinfer_bench")
+pkg.__path__ = list(spec.submodule_search_locations)
+sys.modules["flashinfer_bench"] = pkg
+from flashinfer_bench.data import TraceSet
+from safetensors.torch import load_file
+ts = TraceSet.from_path(sys.argv[1])
+wls = [t.workload for tl in ts.traces.values() for t in tl if t.workload.uuid.startswith("gather_scale")]
+assert wls, list(ts.traces)
+for w in wls:
+    spec = w.inputs["index"]
+    assert spec.type == "safetensors", spec
+    t = load_file(f"{sys.argv[1]}/{spec.path}")
+    assert t[spec.tensor_key].tolist() == [5, 0, 3, 3, 7, 1], t
+PY
+	fi
 	printf 'y' >>"$out/blob/workloads/gather/good.safetensors"
 	"$NODUS" verify "$tmp/plan.json" >/dev/null 2>"$tmp/err"
 	[ $? -ne 0 ] && grep -q "blob/workloads/gather/good.safetensors.*changed since sealing" "$tmp/err" ||
-		fail "3.5 verify after the blob changed: $(cat "$tmp/err")"
+		fail "3.8 verify after the blob changed: $(cat "$tmp/err")"
 else
 	echo "skipped: no torch (/usr/bin/python3 cannot import torch): item 3, the run"
 fi
