@@ -11,7 +11,8 @@
 #   bad workloads: a truncated file, a header longer than the file, a dtype
 #     and a shape that are not the definition's, two tensors whose offsets
 #     overlap, a missing key, a path that leaves the dataset, a random uint8,
-#     a file whose index is right and scale is not (nothing of it copied).
+#     a file whose index is right and scale is not (nothing of it copied);
+#     and a workload whose every input is a file.
 #   1. the import: the good workloads become file inputs naming the copied
 #      blob and its sha256, the integer input int_range [-1024, 1023]
 #      (FlashInfer-Bench's randint) and the import says so; each bad one is
@@ -25,7 +26,8 @@
 #   3. with torch: plan and run on the cpu; a candidate that hardcodes the
 #      file's index and scale is correct (so the values came through as
 #      they are: a redraw would make it wrong), one that ignores scale is
-#      not; the audit names the file inputs; the dataset export gives them
+#      not; the audit names the file inputs, and says constant_output is
+#      not tested where every input is a file; the dataset export gives them
 #      back as safetensors inputs with the values run (FlashInfer-Bench's
 #      own TraceSet and safetensors read them, where installed); verify
 #      names the blob when it changes after sealing.
@@ -39,7 +41,7 @@ ds=$tmp/ds
 out=$tmp/out
 
 python3 - "$ds" <<'PY' || { echo "FAIL: the dataset"; exit 1; }
-import json, os, struct, sys
+import json, math, os, struct, sys
 ds = sys.argv[1]
 for d in ("definitions", "workloads", "solutions", "blob/workloads/gather", "other"):
     os.makedirs(f"{ds}/{d}", exist_ok=True)
@@ -74,6 +76,12 @@ def overlap(h):
 open(f"{ds}/{blob}/overlap.safetensors", "wb").write(
     st([("index", "I32", [6], i32), ("scale", "F32", [6], f32)], overlap))
 open(f"{ds}/other/outside.safetensors", "wb").write(good)
+# every input from a file: nothing for the judge to draw
+# (values bfloat16 cannot hold: the audit's loose_tolerance rounds them)
+TABLE = [3.0 * math.sin(1.7 * k + 0.3) for k in range(32)]
+open(f"{ds}/{blob}/allfile.safetensors", "wb").write(
+    st([("table", "F32", [8, 4], struct.pack("<32f", *TABLE)), ("index", "I32", [6], i32),
+        ("scale", "F32", [6], f32)]))
 # index right, scale of another shape: the workload is left out after its
 # first input passed, and its file must not be copied
 open(f"{ds}/{blob}/half.safetensors", "wb").write(
@@ -112,6 +120,9 @@ lines = [wl("good0001", f"./{blob}/good.safetensors"),
          wl("nkey0007", f"{blob}/good.safetensors", key_index="idx"),
          wl("outs0008", f"../ds/other/outside.safetensors"),
          wl("half000b", f"{blob}/half.safetensors")]
+allf = wl("allf000c", f"{blob}/allfile.safetensors")
+allf["workload"]["inputs"]["table"] = {"type": "safetensors", "path": f"{blob}/allfile.safetensors", "tensor_key": "table"}
+lines.append(allf)
 with open(f"{ds}/workloads/gather_scale.jsonl", "w") as f:
     for l in lines:
         f.write(json.dumps(l) + "\n")
@@ -141,7 +152,7 @@ PY
 "$NODUS" import flashinfer "$ds" -o "$out" --backend cpu >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || fail "1.1 exited $rc, expected 1 (something left out): $(cat "$tmp/err")"
-grep -q "wrote $out: 3 definition(s), 2 workload(s), 2 solution(s)" "$tmp/stdout" ||
+grep -q "wrote $out: 3 definition(s), 3 workload(s), 2 solution(s), 6 pair(s)" "$tmp/stdout" ||
 	fail "1.2 the counts: $(cat "$tmp/stdout") $(cat "$tmp/err")"
 b=$ds/blob/workloads/gather
 for want in \
@@ -171,7 +182,7 @@ assert open(f"{d}/blob/workloads/gather/good.safetensors", "rb").read() == open(
     f"{ds}/blob/workloads/gather/good.safetensors", "rb").read()
 import os
 blobs = sorted(os.listdir(f"{d}/blob/workloads/gather"))
-assert blobs == ["good.safetensors"], blobs  # no file of a workload left out
+assert blobs == ["allfile.safetensors", "good.safetensors"], blobs  # no file of a workload left out
 t = json.load(open(f"{d}/tasks/int_double.json"))
 assert t["inputs"][0]["init"] == {"dist": "int_range", "low": -1024, "high": 1023}, t["inputs"]
 assert "variants" not in t["inputs"][0], t["inputs"][0]
@@ -254,6 +265,8 @@ text = json.dumps(a)
 for name in ("file_input:index", "file_input:scale"):
     assert name in text, name
 assert "dead_input:index" not in text and "dead_input:table" in text
+# the workload whose every input is a file: constant_output is said untested, not failed
+assert "not tested: every input is fixed" in text, text[:2000]
 PY
 	python3 - "$tmp/plan.json" <<'PY' || fail "3.3 the blob is not sealed"
 import json, sys
@@ -281,7 +294,7 @@ PY
 import glob, json, struct, sys
 root = sys.argv[1]
 (f,) = glob.glob(f"{root}/workloads/gather_scale/*.jsonl")
-w = json.loads(open(f).readline())["workload"]
+(w,) = [l["workload"] for l in map(json.loads, open(f)) if l["workload"]["uuid"].startswith("gather_scale_good0001")]
 ins = w["inputs"]
 assert ins["table"] == {"type": "random"}, ins
 assert ins["index"]["type"] == "safetensors" and ins["index"]["tensor_key"] == "index", ins
@@ -307,7 +320,7 @@ sys.modules["flashinfer_bench"] = pkg
 from flashinfer_bench.data import TraceSet
 from safetensors.torch import load_file
 ts = TraceSet.from_path(sys.argv[1])
-wls = [t.workload for tl in ts.traces.values() for t in tl if t.workload.uuid.startswith("gather_scale")]
+wls = [t.workload for tl in ts.traces.values() for t in tl if t.workload.uuid.startswith("gather_scale_good")]
 assert wls, list(ts.traces)
 for w in wls:
     spec = w.inputs["index"]
