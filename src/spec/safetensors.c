@@ -21,11 +21,29 @@ static const struct {
 	unsigned size;
 	int nodus;
 } st_dtypes[] = {
-	{"BOOL", 1, 0},	 {"U8", 1, NODUS_DTYPE_UINT8},	  {"I8", 1, 0},
-	{"F8_E4M3", 1, 0}, {"F8_E5M2", 1, 0},		  {"I16", 2, 0},
-	{"U16", 2, 0},	 {"F16", 2, NODUS_DTYPE_FLOAT16}, {"BF16", 2, NODUS_DTYPE_BFLOAT16},
-	{"I32", 4, NODUS_DTYPE_INT32}, {"U32", 4, 0},	  {"F32", 4, NODUS_DTYPE_FLOAT32},
-	{"F64", 8, NODUS_DTYPE_FLOAT64}, {"I64", 8, NODUS_DTYPE_INT64}, {"U64", 8, 0},
+	/* the format's whole-byte dtypes (safetensors 0.8), so a file holding
+	 * one nodus lacks is still read whole: its other tensors may be the
+	 * ones asked for. The sub-byte ones (F4, F6_*) are refused: their
+	 * sizes are not product(shape) x itemsize */
+	{"BOOL", 1, 0},
+	{"U8", 1, NODUS_DTYPE_UINT8},
+	{"I8", 1, 0},
+	{"F8_E4M3", 1, 0},
+	{"F8_E5M2", 1, 0},
+	{"F8_E4M3FNUZ", 1, 0},
+	{"F8_E5M2FNUZ", 1, 0},
+	{"F8_E8M0", 1, 0},
+	{"I16", 2, 0},
+	{"U16", 2, 0},
+	{"F16", 2, NODUS_DTYPE_FLOAT16},
+	{"BF16", 2, NODUS_DTYPE_BFLOAT16},
+	{"I32", 4, NODUS_DTYPE_INT32},
+	{"U32", 4, 0},
+	{"F32", 4, NODUS_DTYPE_FLOAT32},
+	{"F64", 8, NODUS_DTYPE_FLOAT64},
+	{"I64", 8, NODUS_DTYPE_INT64},
+	{"U64", 8, 0},
+	{"C64", 8, 0},
 };
 
 struct span {
