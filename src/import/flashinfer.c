@@ -322,18 +322,29 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 		snprintf(why, size, "input '%s': its definition has no such input", name);
 		return NULL;
 	}
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
+	/* one spelling per file ("./a//b" and "a/./b" are "a/b"), so a blob
+	 * named two ways is copied once, to one place */
+	char norm[4096];
+	size_t at = 0;
 	int escapes = path[0] == '/';
 	for (const char *c = path; !escapes && *c;) {
 		size_t n = strcspn(c, "/");
 		escapes = n == 2 && c[0] == '.' && c[1] == '.';
+		if (n && !(n == 1 && c[0] == '.') && at + n + 2 < sizeof(norm)) {
+			if (at)
+				norm[at++] = '/';
+			memcpy(norm + at, c, n);
+			at += n;
+		}
 		c += n + (c[n] == '/');
 	}
-	if (escapes) {
+	norm[at] = 0;
+	const char *given = path;
+	path = norm;
+	if (escapes || !at) {
 		snprintf(why, size, "input '%s': safetensors path '%s' is absolute or leaves the "
 			 "dataset; nodus imports a blob from inside DIR (move it under DIR, e.g. "
-			 "DIR/blob/workloads/)", name, path);
+			 "DIR/blob/workloads/)", name, given);
 		return NULL;
 	}
 	char full[4200];

@@ -121,7 +121,8 @@ lines = [wl("good0001", f"./{blob}/good.safetensors"),
          wl("outs0008", f"../ds/other/outside.safetensors"),
          wl("half000b", f"{blob}/half.safetensors")]
 allf = wl("allf000c", f"{blob}/allfile.safetensors")
-allf["workload"]["inputs"]["table"] = {"type": "safetensors", "path": f"{blob}/allfile.safetensors", "tensor_key": "table"}
+# the same file spelt another way: one copy, one path
+allf["workload"]["inputs"]["table"] = {"type": "safetensors", "path": "./blob//workloads/./gather/allfile.safetensors", "tensor_key": "table"}
 lines.append(allf)
 with open(f"{ds}/workloads/gather_scale.jsonl", "w") as f:
     for l in lines:
@@ -183,6 +184,8 @@ assert open(f"{d}/blob/workloads/gather/good.safetensors", "rb").read() == open(
 import os
 blobs = sorted(os.listdir(f"{d}/blob/workloads/gather"))
 assert blobs == ["allfile.safetensors", "good.safetensors"], blobs  # no file of a workload left out
+a = json.load(open(f"{d}/workloads/gather_scale_allf000c.json"))["inputs"]
+assert {v["init"]["path"] for v in a.values()} == {"../blob/workloads/gather/allfile.safetensors"}, a
 t = json.load(open(f"{d}/tasks/int_double.json"))
 assert t["inputs"][0]["init"] == {"dist": "int_range", "low": -1024, "high": 1023}, t["inputs"]
 assert "variants" not in t["inputs"][0], t["inputs"][0]
