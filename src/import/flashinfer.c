@@ -77,6 +77,17 @@ static void note(struct ctx *x, const char *fmt, ...)
 	x->n->left_out++;
 }
 
+/* Why something is left out, into why (cut at size: a path may be long;
+ * through vsnprintf, since a message cut short is still the message). */
+static void say(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
 /* A line of notes that says how something was imported (nothing left out). */
 static void info(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void info(struct ctx *x, const char *fmt, ...)
@@ -315,11 +326,11 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 	const char *key = json_string_value(json_object_get(spec, "tensor_key"));
 	json_t *def = json_object_get(json_object_get(info, "inputs"), name);
 	if (!path || !key || !path[0] || !key[0]) {
-		snprintf(why, size, "input '%s': a safetensors input without path or tensor_key", name);
+		say(why, size, "input '%s': a safetensors input without path or tensor_key", name);
 		return NULL;
 	}
 	if (!def) {
-		snprintf(why, size, "input '%s': its definition has no such input", name);
+		say(why, size, "input '%s': its definition has no such input", name);
 		return NULL;
 	}
 	/* one spelling per file ("./a//b" and "a/./b" are "a/b"), so a blob
@@ -342,7 +353,7 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 	const char *given = path;
 	path = norm;
 	if (escapes || !at) {
-		snprintf(why, size, "input '%s': safetensors path '%s' is absolute or leaves the "
+		say(why, size, "input '%s': safetensors path '%s' is absolute or leaves the "
 			 "dataset; nodus imports a blob from inside DIR (move it under DIR, e.g. "
 			 "DIR/blob/workloads/)", name, given);
 		return NULL;
@@ -352,19 +363,19 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 	struct stat sb;
 	if (stat(full, &sb) || !S_ISREG(sb.st_mode)) {
 		int e = errno;
-		snprintf(why, size, "input '%s': cannot read safetensors file %s: %s", name, full,
+		say(why, size, "input '%s': cannot read safetensors file %s: %s", name, full,
 			 stat(full, &sb) ? strerror(e) : "not a regular file");
 		return NULL;
 	}
 	if ((size_t)sb.st_size > NODUS__FILE_INPUT_MAX_BYTES) {
-		snprintf(why, size, "input '%s': safetensors file %s is %lld bytes, more than "
+		say(why, size, "input '%s': safetensors file %s is %lld bytes, more than "
 			 "nodus's %zu for a file input", name, full, (long long)sb.st_size,
 			 NODUS__FILE_INPUT_MAX_BYTES);
 		return NULL;
 	}
 	nodus_buf b = NODUS_BUF_INIT;
 	if (nodus_buf_read_file(&b, full)) {
-		snprintf(why, size, "input '%s': cannot read safetensors file %s", name, full);
+		say(why, size, "input '%s': cannot read safetensors file %s", name, full);
 		nodus_buf_release(&b);
 		return NULL;
 	}
@@ -375,11 +386,11 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 	json_t *shape = json_object_get(def, "shape");
 	if (nodus_safetensors_find((const unsigned char *)b.data, b.len, key, &st, fault,
 				   sizeof(fault))) {
-		snprintf(why, size, "input '%s': %s, tensor '%s': %s", name, full, key, fault);
+		say(why, size, "input '%s': %s, tensor '%s': %s", name, full, key, fault);
 		goto out;
 	}
 	if (st.nodus_dtype != nodus_dtype_from_name(dt)) {
-		snprintf(why, size, "input '%s': %s, tensor '%s': expected dtype %s (the "
+		say(why, size, "input '%s': %s, tensor '%s': expected dtype %s (the "
 			 "definition's), got %s", name, full, key, dt, st.dtype);
 		goto out;
 	}
@@ -400,7 +411,7 @@ static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *
 			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", k ? ", " : "",
 				 (long long)st.shape[k]);
 		char *want = json_dumps(shape, JSON_COMPACT);
-		snprintf(why, size, "input '%s': %s, tensor '%s': expected shape %s with the "
+		say(why, size, "input '%s': %s, tensor '%s': expected shape %s with the "
 			 "workload's axes, got [%s]", name, full, key, want ? want : "?", got);
 		free(want);
 		goto out;
@@ -433,17 +444,17 @@ static int add_blobs(struct ctx *x, json_t *pending, char *why, size_t size)
 		nodus_buf b = NODUS_BUF_INIT;
 		if (nodus_buf_read_file(&b, full) || b.len == 0) {
 			nodus_buf_release(&b);
-			snprintf(why, size, "cannot read safetensors file %s again", full);
+			say(why, size, "cannot read safetensors file %s again", full);
 			return -1;
 		}
 		nodus_sha256_hex(b.data, b.len, now);
 		if (strcmp(now, json_string_value(sha)) != 0) {
 			nodus_buf_release(&b);
-			snprintf(why, size, "%s changed while it was imported", full);
+			say(why, size, "%s changed while it was imported", full);
 			return -1;
 		}
 		if (add_doc(x, "", "", "", NULL, b.data)) { /* it freed b.data */
-			snprintf(why, size, "more files than one import writes (%d)",
+			say(why, size, "more files than one import writes (%d)",
 				 (int)NODUS_ARRAY_SIZE(x->docs));
 			return -1;
 		}
