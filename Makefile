@@ -48,13 +48,16 @@ test-asan: deps
 demo: $(BUILD)/nodus  # writes build/demo/report.html and prints its path
 	$(BUILD)/nodus demo
 
-# libFuzzer on the spec parser; FUZZ_SECONDS (default 60) bounds the run.
+# libFuzzer on the spec parser and the safetensors reader; FUZZ_SECONDS
+# (default 60) bounds each run.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DNODUS_FUZZ=ON -DNODUS_WITH_CUDA=OFF >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz-spec
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz-spec fuzz-safetensors
 	mkdir -p build-fuzz/corpus && cp tests/bad/*.json build-fuzz/corpus/ 2>/dev/null || true
 	build-fuzz/tests/fuzz/fuzz-spec -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=tests/fuzz/spec.dict build-fuzz/corpus $(wildcard suites/cpu/tasks)
+	mkdir -p build-fuzz/corpus-st && cp tests/fuzz/safetensors/* build-fuzz/corpus-st/
+	build-fuzz/tests/fuzz/fuzz-safetensors -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus-st
 
 # docs/guards.md, generated from the adversarial and fault tests' records and
 # the newest H200 adversarial report.

@@ -17,6 +17,8 @@
  * ------------------------------------------------------------------------ */
 #define _XOPEN_SOURCE 700
 #include "import/flashinfer.h"
+#include "spec/safetensors.h"
+#include "spec/spec-internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -35,6 +37,7 @@ struct doc {                 /* one file to write */
 	char path[4096];
 	json_t *json;        /* or */
 	char *text;          /* owned */
+	size_t len;          /* > 0: text holds len bytes of a copied file (a blob) */
 };
 
 struct ctx {
@@ -47,6 +50,8 @@ struct ctx {
 	json_t *defs;        /* definition name -> {"task": json, "inputs": [names], "n_out": k} */
 	json_t *campaign;
 	json_t *workload_names; /* the workloads' nodus names, once each */
+	const char *in;         /* the dataset's root: safetensors paths are relative to it */
+	json_t *blobs;          /* dataset-relative path -> sha256, each blob copied once */
 };
 
 /* A nodus name from s: [A-Za-z0-9_], at most NAME_MAX_FI, "fi_" before a digit. */
@@ -70,6 +75,29 @@ static void note(struct ctx *x, const char *fmt, ...)
 	va_end(ap);
 	nodus_buf_addf(x->notes, "%s\n", line);
 	x->n->left_out++;
+}
+
+/* Why something is left out, into why (cut at size: a path may be long;
+ * through vsnprintf, since a message cut short is still the message). */
+static void say(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
+/* A line of notes that says how something was imported (nothing left out). */
+static void info(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void info(struct ctx *x, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	nodus_buf_addf(x->notes, "%s\n", line);
 }
 
 static int add_doc(struct ctx *x, const char *sub, const char *name, const char *ext, json_t *j,
@@ -113,11 +141,6 @@ static json_t *tensor(const char *name, const json_t *spec, int input, char *why
 			 name, dtype ? dtype : "(none)");
 		return NULL;
 	}
-	if (input && !floating(dtype)) {
-		snprintf(why, size, "input '%s' is %s: integer inputs (indices, lengths) have a "
-			 "structure nodus cannot draw yet", name, dtype);
-		return NULL;
-	}
 	if (!json_is_array(shape) && !json_is_null(shape)) {
 		snprintf(why, size, "%s '%s': expected a shape (axis names) or null", input ? "input" : "output",
 			 name);
@@ -128,6 +151,19 @@ static json_t *tensor(const char *name, const json_t *spec, int input, char *why
 		/* a scalar (a scale, an epsilon): its workloads give its value
 		 * ("type": "scalar"); never scaled or negated by a variant */
 		json_object_set_new(t, "init", json_pack("{s:s,s:i}", "dist", "constant", "value", 1));
+	} else if (input && !floating(dtype)) {
+		/* what FlashInfer-Bench's random draws for int32 and int64:
+		 * torch.randint(-1024, 1024), the high end exclusive; no variant
+		 * (a negated draw leaves that range). It draws no random uint8:
+		 * such a workload must give the values (workload()). An index or
+		 * a length needs its workload's file: a random one is what
+		 * FlashInfer-Bench would pass, not a valid index. */
+		if (strcmp(dtype, "uint8") == 0)
+			json_object_set_new(t, "init", json_pack("{s:s,s:i,s:i}", "dist", "int_range",
+								  "low", 0, "high", 255));
+		else
+			json_object_set_new(t, "init", json_pack("{s:s,s:i,s:i}", "dist", "int_range",
+								  "low", -1024, "high", 1023));
 	} else if (input) {
 		json_object_set_new(t, "init", json_pack("{s:s,s:i,s:i}", "dist", "normal", "mean", 0,
 							  "std", 1));
@@ -232,9 +268,11 @@ static int definition(struct ctx *x, const char *path)
 	double tol = low == 2 ? 1e-2 : low == 1 ? 1e-3 : 1e-4;
 	char desc[1024];
 	snprintf(desc, sizeof(desc), "FlashInfer-Bench definition %s, imported by 'nodus import "
-		 "flashinfer' from %s: nodus draws every tensor input normal(0, 1) with variants, a "
-		 "scalar input is 1 unless a workload gives its value; tolerance "
-		 "atol = rtol = %g (nodus's for the outputs' dtype)", raw, path, tol);
+		 "flashinfer' from %s: nodus draws every floating tensor input normal(0, 1) with "
+		 "variants and an integer one in [-1024, 1023] (FlashInfer-Bench's randint), unless a "
+		 "workload gives its values from a safetensors file; a scalar input is 1 unless a "
+		 "workload gives its value; tolerance atol = rtol = %g (nodus's for the outputs' "
+		 "dtype)", raw, path, tol);
 	json_t *task = json_pack("{s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:{s:f,s:f},s:b}", "kind", "task",
 				 "format", 1, "name", name, "description", desc, "axes", taxes,
 				 "inputs", tin, "outputs", tout, "tolerance", "atol", tol, "rtol", tol,
@@ -247,8 +285,21 @@ static int definition(struct ctx *x, const char *path)
 				"solution", "format", 1, "name", refname, "task", name, "backend",
 				x->o->backend, "language", "python", "python", "style", "destination",
 				"sources", src, "entry", "nodus_run", "tags", "reference", "flashinfer");
-	json_object_set_new(x->defs, raw, json_pack("{s:s,s:i,s:i,s:O}", "name", name, "n_in", n_in,
-						    "n_out", n_out, "consts", taxes));
+	json_object_set_new(x->defs, raw, json_pack("{s:s,s:i,s:i,s:O,s:O}", "name", name, "n_in",
+						    n_in, "n_out", n_out, "consts", taxes, "inputs",
+						    ins));
+	json_object_foreach(ins, k, v) {
+		const char *dt = json_string_value(json_object_get(v, "dtype"));
+		if (floating(dt) || json_is_null(json_object_get(v, "shape")))
+			continue;
+		if (strcmp(dt, "uint8") == 0)
+			info(x, "%s: input '%s' (uint8): FlashInfer-Bench draws no random uint8, so a "
+			     "workload must give it by safetensors (a random one is left out)", path, k);
+		else
+			info(x, "%s: input '%s' (%s): a random workload draws integers in [-1024, "
+			     "1023] (int_range), as FlashInfer-Bench's torch.randint(-1024, 1024); an "
+			     "index or a length needs its workload's safetensors values", path, k, dt);
+	}
 	add_doc(x, "tasks", name, ".json", task, NULL);
 	add_doc(x, "solutions", refname, ".json", sol, NULL);
 	add_doc(x, "solutions", refname, ".py", NULL, wrapped(ref, "run", n_in, n_out));
@@ -259,6 +310,159 @@ static int definition(struct ctx *x, const char *path)
 	x->n->definitions++;
 	json_decref(names);
 	json_decref(d);
+	return 0;
+}
+
+/* A workload's safetensors input `name` ({"path", "tensor_key"}): the
+ * file, at its path relative to the dataset's root (FlashInfer-Bench's
+ * rule, its TraceSet root), read and checked against the definition's
+ * input (dtype; shape with the workload's axes), and copied once into OUT
+ * at the same path, so OUT stands alone; returns the nodus init naming it
+ * (docs/formats.md, "File inputs"), or NULL with why. */
+static json_t *file_init(struct ctx *x, json_t *info, const char *name, json_t *spec,
+			 json_t *axes, json_t *pending, char *why, size_t size)
+{
+	const char *path = json_string_value(json_object_get(spec, "path"));
+	const char *key = json_string_value(json_object_get(spec, "tensor_key"));
+	json_t *def = json_object_get(json_object_get(info, "inputs"), name);
+	if (!path || !key || !path[0] || !key[0]) {
+		say(why, size, "input '%s': a safetensors input without path or tensor_key", name);
+		return NULL;
+	}
+	if (!def) {
+		say(why, size, "input '%s': its definition has no such input", name);
+		return NULL;
+	}
+	/* one spelling per file ("./a//b" and "a/./b" are "a/b"), so a blob
+	 * named two ways is copied once, to one place */
+	char norm[4096];
+	size_t at = 0;
+	int escapes = path[0] == '/';
+	for (const char *c = path; !escapes && *c;) {
+		size_t n = strcspn(c, "/");
+		escapes = n == 2 && c[0] == '.' && c[1] == '.';
+		if (n && !(n == 1 && c[0] == '.') && at + n + 2 < sizeof(norm)) {
+			if (at)
+				norm[at++] = '/';
+			memcpy(norm + at, c, n);
+			at += n;
+		}
+		c += n + (c[n] == '/');
+	}
+	norm[at] = 0;
+	const char *given = path;
+	path = norm;
+	if (escapes || !at) {
+		say(why, size, "input '%s': safetensors path '%s' is absolute or leaves the "
+			 "dataset; nodus imports a blob from inside DIR (move it under DIR, e.g. "
+			 "DIR/blob/workloads/)", name, given);
+		return NULL;
+	}
+	char full[4200];
+	snprintf(full, sizeof(full), "%s/%s", x->in, path);
+	struct stat sb;
+	if (stat(full, &sb) || !S_ISREG(sb.st_mode)) {
+		int e = errno;
+		say(why, size, "input '%s': cannot read safetensors file %s: %s", name, full,
+			 stat(full, &sb) ? strerror(e) : "not a regular file");
+		return NULL;
+	}
+	if ((size_t)sb.st_size > NODUS__FILE_INPUT_MAX_BYTES) {
+		say(why, size, "input '%s': safetensors file %s is %lld bytes, more than "
+			 "nodus's %zu for a file input", name, full, (long long)sb.st_size,
+			 NODUS__FILE_INPUT_MAX_BYTES);
+		return NULL;
+	}
+	nodus_buf b = NODUS_BUF_INIT;
+	if (nodus_buf_read_file(&b, full)) {
+		say(why, size, "input '%s': cannot read safetensors file %s", name, full);
+		nodus_buf_release(&b);
+		return NULL;
+	}
+	nodus_st_tensor st;
+	char fault[512];
+	json_t *init = NULL;
+	const char *dt = json_string_value(json_object_get(def, "dtype"));
+	json_t *shape = json_object_get(def, "shape");
+	if (nodus_safetensors_find((const unsigned char *)b.data, b.len, key, &st, fault,
+				   sizeof(fault))) {
+		say(why, size, "input '%s': %s, tensor '%s': %s", name, full, key, fault);
+		goto out;
+	}
+	if (st.nodus_dtype != nodus_dtype_from_name(dt)) {
+		say(why, size, "input '%s': %s, tensor '%s': expected dtype %s (the "
+			 "definition's), got %s", name, full, key, dt, st.dtype);
+		goto out;
+	}
+	size_t d;
+	json_t *ax;
+	int ok = (int)json_array_size(shape) == st.ndim;
+	json_array_foreach(shape, d, ax) {
+		const char *an = json_string_value(ax);
+		json_t *c = json_object_get(json_object_get(info, "consts"), an ? an : "");
+		json_t *val = json_object_get(c, "value");
+		if (!val)
+			val = json_object_get(axes, an ? an : "");
+		ok = ok && json_is_integer(val) && json_integer_value(val) == st.shape[d];
+	}
+	if (!ok) {
+		char got[256] = "";
+		for (int k = 0; k < st.ndim; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", k ? ", " : "",
+				 (long long)st.shape[k]);
+		char *want = json_dumps(shape, JSON_COMPACT);
+		say(why, size, "input '%s': %s, tensor '%s': expected shape %s with the "
+			 "workload's axes, got [%s]", name, full, key, want ? want : "?", got);
+		free(want);
+		goto out;
+	}
+	char sha[NODUS_SHA256_HEX], rel[4200];
+	nodus_sha256_hex(b.data, b.len, sha);
+	snprintf(rel, sizeof(rel), "../%s", path); /* from OUT/workloads/ */
+	/* copied once the whole workload is imported (add_blobs): a workload
+	 * left out leaves no file of its own in OUT */
+	json_object_set_new(pending, path, json_string(sha));
+	init = json_pack("{s:s,s:s,s:s,s:s}", "dist", "file", "path", rel, "tensor", key, "sha256",
+			 sha);
+out:
+	nodus_buf_release(&b);
+	return init;
+}
+
+/* The blobs a workload just imported names, each copied into OUT once (at
+ * its dataset path); read again, and checked against the hash taken when
+ * it was validated, so what is copied is what was checked. */
+static int add_blobs(struct ctx *x, json_t *pending, char *why, size_t size)
+{
+	const char *path;
+	json_t *sha;
+	json_object_foreach(pending, path, sha) {
+		if (json_object_get(x->blobs, path))
+			continue;
+		char full[4200], now[NODUS_SHA256_HEX];
+		snprintf(full, sizeof(full), "%s/%s", x->in, path);
+		nodus_buf b = NODUS_BUF_INIT;
+		if (nodus_buf_read_file(&b, full) || b.len == 0) {
+			nodus_buf_release(&b);
+			say(why, size, "cannot read safetensors file %s again", full);
+			return -1;
+		}
+		nodus_sha256_hex(b.data, b.len, now);
+		if (strcmp(now, json_string_value(sha)) != 0) {
+			nodus_buf_release(&b);
+			say(why, size, "%s changed while it was imported", full);
+			return -1;
+		}
+		if (add_doc(x, "", "", "", NULL, b.data)) { /* it freed b.data */
+			say(why, size, "more files than one import writes (%d)",
+				 (int)NODUS_ARRAY_SIZE(x->docs));
+			return -1;
+		}
+		struct doc *doc = &x->docs[x->n_docs - 1];
+		snprintf(doc->path, sizeof(doc->path), "%s/%s", x->out, path);
+		doc->len = b.len; /* the doc owns b.data now */
+		json_object_set(x->blobs, path, sha);
+	}
 	return 0;
 }
 
@@ -284,6 +488,8 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 	const char *k;
 	json_t *v;
 	const char *why = NULL;
+	char whybuf[1024];
+	json_t *pending = json_object(); /* blobs to copy: dataset path -> sha256 */
 	json_object_foreach(json_object_get(w, "axes"), k, v) {
 		/* only the var axes: a const one is the task's already */
 		const char *type = json_string_value(
@@ -295,12 +501,34 @@ static void workload(struct ctx *x, const char *path, int line_no, const char *l
 	}
 	json_object_foreach(json_object_get(w, "inputs"), k, v) {
 		const char *type = json_string_value(json_object_get(v, "type"));
+		const char *dt = json_string_value(
+			json_object_get(json_object_get(json_object_get(info, "inputs"), k), "dtype"));
+		json_t *init;
+		if (why)
+			break;
 		if (type && strcmp(type, "scalar") == 0 && json_is_number(json_object_get(v, "value")))
 			json_object_set_new(inputs, k, json_pack("{s:{s:s,s:O}}", "init", "dist", "constant",
 								 "value", json_object_get(v, "value")));
-		else if (!type || strcmp(type, "random") != 0)
-			why = "an input that is not random or scalar (safetensors: not imported yet)";
+		else if (type && strcmp(type, "safetensors") == 0) {
+			init = file_init(x, info, k, v, json_object_get(w, "axes"), pending,
+					 whybuf, sizeof(whybuf));
+			if (init)
+				json_object_set_new(inputs, k, json_pack("{s:o}", "init", init));
+			else
+				why = whybuf;
+		} else if (!type || strcmp(type, "random") != 0)
+			why = "an input that is not random, scalar or safetensors";
+		else if (dt && strcmp(dt, "uint8") == 0) {
+			snprintf(whybuf, sizeof(whybuf), "input '%s' is uint8 and random: "
+				 "FlashInfer-Bench draws no random uint8 (its generator refuses it); "
+				 "give its values by safetensors", k);
+			why = whybuf;
+		}
 	}
+	if (!why && !json_object_get(x->workload_names, name) &&
+	    add_blobs(x, pending, whybuf, sizeof(whybuf)))
+		why = whybuf;
+	json_decref(pending);
 	if (why || json_object_get(x->workload_names, name)) {
 		note(x, "%s:%d: workload %s left out: %s", path, line_no, uuid, why ? why : "twice");
 		json_decref(axes), json_decref(inputs), json_decref(j);
@@ -609,9 +837,22 @@ static int write_all(struct ctx *x, nodus_error *err)
 	}
 	for (int k = 0; k < x->n_docs; k++) {
 		struct doc *d = &x->docs[k];
+		if (d->len) { /* a blob: its directories under OUT first */
+			char dir[4096];
+			snprintf(dir, sizeof(dir), "%s", d->path);
+			for (char *c = dir + strlen(x->out) + 1; (c = strchr(c, '/')); c++) {
+				*c = 0;
+				if (mkdir(dir, 0755) && errno != EEXIST)
+					return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", dir,
+							 strerror(errno));
+				*c = '/';
+			}
+		}
 		FILE *f = fopen(d->path, "wx");
 		int bad = !f;
-		if (f && d->json)
+		if (f && d->len)
+			bad = fwrite(d->text, 1, d->len, f) != d->len;
+		else if (f && d->json)
 			bad = json_dumpf(d->json, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
 			      fputc('\n', f) == EOF;
 		else if (f)
@@ -638,6 +879,8 @@ int nodus__fi_import(const char *in, const char *out, const nodus_fi_opts *o,
 	x->n = counts;
 	x->defs = json_object();
 	x->workload_names = json_object();
+	x->in = in;
+	x->blobs = json_object();
 	x->campaign = json_pack("{s:s,s:i,s:s,s:[],s:[],s:[],s:[],s:{s:i},s:[{s:s,s:s}],s:{s:s,s:s,"
 				"s:n,s:s},s:{s:[]}}", "kind", "campaign", "format", 1, "name", "flashinfer",
 				"tasks", "workloads", "solutions", "pairs", "judge", "seed", 1,
@@ -711,6 +954,7 @@ int nodus__fi_import(const char *in, const char *out, const nodus_fi_opts *o,
 	}
 	json_decref(x->defs);
 	json_decref(x->workload_names);
+	json_decref(x->blobs);
 	json_decref(x->campaign);
 	free(x);
 	return rc;

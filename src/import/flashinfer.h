@@ -12,10 +12,13 @@
  * workload, each Python or Triton Solution a python solution, and
  * OUT/campaign.json pairs every solution with its definition's reference
  * on every workload, plus the reference against itself. Nothing is run:
- * the files are JSON and Python text. What nodus cannot take yet (a dtype
- * it lacks, integer inputs whose values have a structure, safetensors
- * inputs, CUDA or multi-file solutions) is left out and said, one line
- * each; nothing that exists is overwritten.
+ * the files are JSON and Python text, and each safetensors file a workload
+ * names is checked and copied into OUT at its dataset path (a file input:
+ * docs/formats.md). An integer input a workload draws at random takes
+ * FlashInfer-Bench's own range, [-1024, 1023], and the notes say so. What
+ * nodus cannot take (a dtype it lacks, a bad or missing safetensors file,
+ * a random uint8, solutions it cannot build) is left out and said, one
+ * line each; nothing that exists is overwritten.
  * ------------------------------------------------------------------------ */
 #ifndef NODUS_IMPORT_FLASHINFER_H
 #define NODUS_IMPORT_FLASHINFER_H

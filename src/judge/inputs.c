@@ -20,6 +20,11 @@
  * where rounding broke a promise of the distribution (uniform's upper
  * bound, affine never exactly 1 or 0, positive never 0), then the variant
  * is applied to the rounded value and rounded again.
+ *
+ * A file input (NODUS_DIST_FILE) is not drawn: its elements are the file's
+ * bytes, copied, whatever the seed, and no variant applies to them (a
+ * scaled or negated index, length or recorded activation is no longer the
+ * workload's input: docs/judge.md, 2.6).
  * ------------------------------------------------------------------------ */
 #include "judge/judge.h"
 #include "judge/judge-internal.h"
@@ -137,6 +142,10 @@ static int plan_fill(fill_plan *p, int dtype, const nodus_dist *dist,
 	p->tensor = tensor_index;
 	p->int_low = 0;
 	p->int_span = 0;
+	if (p->kind == NODUS_DIST_FILE) {
+		p->variant = 0u; /* never scaled or negated */
+		return dist->data && nodus__judge_dtype_size(dtype) ? 0 : NODUS_EINVAL;
+	}
 	if (p->kind == NODUS_DIST_CONSTANT && !nodus__judge_dtype_is_float(dtype))
 		p->kind = NODUS_DIST_INT_RANGE; /* [a, a] */
 	if (p->kind == NODUS_DIST_INT_RANGE || p->kind == NODUS_DIST_INDEX) {
@@ -225,6 +234,16 @@ int nodus_judge_fill_range(void *data, int dtype, int64_t first, int64_t count,
 	int rc = plan_fill(&p, dtype, dist, axis_values, variant, seed, tensor_index);
 	if (rc)
 		return rc;
+	if (p.kind == NODUS_DIST_FILE) {
+		size_t es = nodus__judge_dtype_size(dtype);
+		if (first + count > dist->bytes / (int64_t)es)
+			return NODUS_EINVAL; /* more elements than the file holds */
+		if (count > 0)
+			memcpy((unsigned char *)data + (size_t)first * es,
+			       (const unsigned char *)dist->data + (size_t)first * es,
+			       (size_t)count * es);
+		return 0;
+	}
 	int is_float = nodus__judge_dtype_is_float(dtype);
 	int64_t end = first + count;
 	for (int64_t base = first; base < end; base += 4) {
@@ -260,6 +279,13 @@ int nodus_judge_fill_at(void *out, int dtype, int64_t index, const nodus_dist *d
 	int rc = plan_fill(&p, dtype, dist, axis_values, variant, seed, tensor_index);
 	if (rc)
 		return rc;
+	if (p.kind == NODUS_DIST_FILE) {
+		size_t es = nodus__judge_dtype_size(dtype);
+		if (index >= dist->bytes / (int64_t)es)
+			return NODUS_EINVAL;
+		memcpy(out, (const unsigned char *)dist->data + (size_t)index * es, es);
+		return 0;
+	}
 	uint64_t block = (uint64_t)index >> 2;
 	uint32_t w[4] = {0};
 	for (int d = 0; d < p.n_draws; d++) {
@@ -294,6 +320,8 @@ int nodus_judge_fill(void *data, int dtype, int64_t numel, const nodus_dist *dis
  * not (-1 -+ spread is never the identity 1). */
 unsigned nodus_judge_input_variants(unsigned declared, const nodus_dist *dist)
 {
+	if (dist && dist->kind == NODUS_DIST_FILE)
+		return 0u; /* a file's values are used as they are */
 	if (dist && dist->kind == NODUS_DIST_AFFINE_SCALE)
 		declared |= NODUS_VARIANT_NEGATE;
 	return declared;

@@ -100,8 +100,33 @@ static int add_spec_files(builder *b, const nodus_campaign *c)
 	int rc = 0;
 	for (int k = 0; !rc && k < c->n_tasks; k++)
 		rc = add_file(b, c->tasks[k].file, NULL, NULL);
-	for (int k = 0; !rc && k < c->n_workloads; k++)
-		rc = add_file(b, c->workloads[k].file, NULL, NULL);
+	for (int k = 0; !rc && k < c->n_workloads; k++) {
+		const nodus_workload *w = &c->workloads[k];
+		rc = add_file(b, w->file, NULL, NULL);
+		/* a file input's safetensors file: sealed like a source, so
+		 * verify names it when it changes (its sha256 is in the
+		 * workload as well); marked, for its larger size bound */
+		for (int i = 0; !rc && w->task >= 0 && i < c->tasks[w->task].n_inputs; i++) {
+			if (!nodus_workload_file_input(w, i))
+				continue;
+			const char *name = c->tasks[w->task].inputs[i].name;
+			const char *rel = json_string_value(json_object_get(
+				json_object_get(json_object_get(json_object_get(w->json, "inputs"), name),
+						"init"),
+				"path"));
+			char dir[512], full[1024], prel[PATH_MAX];
+			nodus__path_dir(w->file, dir, sizeof(dir));
+			if (!rel || nodus__path_join(full, sizeof(full), dir, rel))
+				return NODUS_ERR(b->err, NODUS_EINVAL, "file input path too long");
+			if ((rc = add_file(b, full, prel, NULL)))
+				break;
+			size_t n;
+			json_t *f;
+			json_array_foreach(b->files, n, f)
+				if (strcmp(json_string_value(json_object_get(f, "path")), prel) == 0)
+					json_object_set_new(f, "input", json_true());
+		}
+	}
 	for (int k = 0; !rc && k < c->n_solutions; k++) {
 		const nodus_solution *s = &c->solutions[k];
 		rc = add_file(b, s->file, NULL, NULL);
@@ -223,10 +248,21 @@ static json_t *pairs_json(const nodus_campaign *c)
 		for (int a = 0; a < t->n_axes; a++)
 			if (!t->axes[a].is_const)
 				json_object_set_new(axes, t->axes[a].name, json_integer(w->axis_value[a]));
-		for (int i = 0; i < t->n_inputs; i++)
+		json_t *files = json_array();
+		for (int i = 0; i < t->n_inputs; i++) {
 			json_array_append_new(inputs, json_string(t->inputs[i].name));
+			if (nodus_workload_file_input(w, i))
+				json_array_append_new(files, json_string(t->inputs[i].name));
+		}
 		json_object_set_new(o, "axes", axes);
 		json_object_set_new(o, "inputs", inputs);
+		/* the inputs whose values are a file's (a trace names them as
+		 * safetensors inputs); only when there are any, so a plan
+		 * without keeps its digest */
+		if (json_array_size(files))
+			json_object_set_new(o, "file_inputs", files);
+		else
+			json_decref(files);
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -537,7 +573,11 @@ static int verify_files(const json_t *plan, const char *shown_dir, const char *r
 			     "changed since sealing: expected sha256 %s, got no file (%s)", want,
 			     strerror(errno));
 			rc = NODUS_ECHANGED;
-		} else if (nodus__spec_hash_file(full, NODUS__SOURCE_MAX_BYTES, sha, diags)) {
+		} else if (nodus__spec_hash_file(full,
+						 json_is_true(json_object_get(f, "input"))
+							 ? NODUS__FILE_INPUT_MAX_BYTES
+							 : NODUS__SOURCE_MAX_BYTES,
+						 sha, diags)) {
 			rc = NODUS_ECHANGED; /* the diag says why, in check's words */
 		} else if (link_on_path(real_dir, rel, target, sizeof(target))) {
 			diag(diags, NODUS_ECHANGED, full, "",

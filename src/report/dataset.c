@@ -338,6 +338,69 @@ static int seen_before(json_t *seen, const char *name)
 	return 0;
 }
 
+/* The file inputs of pair p's workload (the plan's file_inputs) as one
+ * safetensors file at the path its trace workload names
+ * (nodus__trace_blob_path), each keyed by its input's name, from the
+ * values the verified campaign loaded: the dataset holds what was run. */
+static int write_blob(struct dataset *ds, const json_t *p, const char *cname)
+{
+	static const char *const st_names[] = {NULL, "F32", "F64", "F16", "BF16", "I32", "I64", "U8"};
+	const json_t *names = json_object_get(p, "file_inputs");
+	if (!json_array_size(names))
+		return 0;
+	int wi = nodus_campaign_find_workload(ds->c, json_string_value(json_object_get(p, "workload")));
+	const nodus_workload *w = wi >= 0 ? &ds->c->workloads[wi] : NULL;
+	const nodus_task *t = w && w->task >= 0 ? &ds->c->tasks[w->task] : NULL;
+	char rel[1024];
+	if (!t || nodus__trace_blob_path(p, cname, rel, sizeof(rel)))
+		return NODUS_ERR(ds->err, NODUS_EINVAL, "pair '%s': its workload's file inputs cannot "
+				 "be written", json_string_value(json_object_get(p, "id")));
+	json_t *header = json_object();
+	nodus_buf data = NODUS_BUF_INIT;
+	int rc = 0;
+	for (int i = 0; !rc && i < t->n_inputs; i++) {
+		const nodus_dist *d = &w->init_override[i];
+		if (!nodus_workload_file_input(w, i))
+			continue;
+		if (!d->data || t->inputs[i].dtype < 1 || t->inputs[i].dtype > 7) {
+			rc = NODUS_ERR(ds->err, NODUS_EINVAL, "workload '%s': file input '%s' has no "
+				       "values loaded", w->name, t->inputs[i].name);
+			break;
+		}
+		json_t *shape = json_array();
+		for (int k = 0; k < t->inputs[i].ndim; k++)
+			json_array_append_new(shape, json_integer(w->axis_value[t->inputs[i].axis[k]]));
+		json_object_set_new(header, t->inputs[i].name,
+				    json_pack("{s:s,s:o,s:[I,I]}", "dtype", st_names[t->inputs[i].dtype],
+					      "shape", shape, "data_offsets", (json_int_t)data.len,
+					      (json_int_t)(data.len + (size_t)d->bytes)));
+		if (nodus_buf_add(&data, d->data, (size_t)d->bytes))
+			rc = NODUS_ERR(ds->err, NODUS_ENOMEM, "out of memory writing the dataset");
+	}
+	char *h = rc ? NULL : json_dumps(header, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!rc && !h)
+		rc = NODUS_ERR(ds->err, NODUS_ENOMEM, "out of memory writing the dataset");
+	if (!rc) {
+		/* the header padded with spaces to a multiple of 8, as the
+		 * format's own writer does, so the data starts aligned */
+		size_t hl = strlen(h), padded = (hl + 7) & ~(size_t)7;
+		nodus_buf file = NODUS_BUF_INIT;
+		unsigned char len8[8];
+		for (int k = 0; k < 8; k++)
+			len8[k] = (unsigned char)((uint64_t)padded >> (8 * k));
+		rc = nodus_buf_add(&file, len8, 8) || nodus_buf_add(&file, h, hl) ||
+		     nodus_buf_add(&file, "        ", padded - hl) ||
+		     nodus_buf_add(&file, data.data, data.len)
+			     ? NODUS_ERR(ds->err, NODUS_ENOMEM, "out of memory writing the dataset")
+			     : write_file(ds, rel, file.data, file.len);
+		nodus_buf_release(&file);
+	}
+	free(h);
+	nodus_buf_release(&data);
+	json_decref(header);
+	return rc;
+}
+
 /* The solutions (candidates and references) of task's pairs under cname,
  * and its workloads file. */
 static int write_pairs_of(struct dataset *ds, const char *task, const char *cname)
@@ -364,9 +427,11 @@ static int write_pairs_of(struct dataset *ds, const char *task, const char *cnam
 		}
 		if (rc || seen_before(seen_wl, json_string_value(json_object_get(p, "workload"))))
 			continue;
-		rc = add_line(ds, &lines, json_pack("{s:o,s:o}", "definition",
-						    nodus__trace_key(task, cname), "workload",
-						    nodus__trace_workload(p, cname)));
+		rc = write_blob(ds, p, cname);
+		if (!rc)
+			rc = add_line(ds, &lines, json_pack("{s:o,s:o}", "definition",
+							    nodus__trace_key(task, cname), "workload",
+							    nodus__trace_workload(p, cname)));
 		ds->n.workloads += rc == 0;
 	}
 	if (!rc) {

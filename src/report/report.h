@@ -124,6 +124,10 @@ const json_t *nodus__trace_find_pair(const json_t *plan, const char *id);
 /* The Workload object {uuid WORKLOAD@CONDITION, axes, inputs} of a pair
  * (new reference), or NULL without memory. */
 json_t *nodus__trace_workload(const json_t *pair, const char *condition);
+/* Where a dataset keeps the file inputs of pair's workload under condition
+ * (relative to its root): blob/workloads/nodus/DEF/DEF_UUID.safetensors, as
+ * FlashInfer-Bench lays out its own blobs. 0 or NODUS_EINVAL (too long). */
+int nodus__trace_blob_path(const json_t *pair, const char *condition, char *out, size_t size);
 /* The Trace line of a final record (new reference); NULL for a harness
  * failure or without memory. */
 json_t *nodus__trace_line(const nodus_report_data *d, const json_t *pair, const nodus_record *r);

@@ -156,14 +156,40 @@ static json_t *lossy_string(nodus_buf *text)
 	return json_string(text->data);
 }
 
+int nodus__trace_blob_path(const json_t *pair, const char *condition, char *out, size_t size)
+{
+	const char *task = json_string_value(json_object_get(pair, "task"));
+	const char *wl = json_string_value(json_object_get(pair, "workload"));
+	int n = snprintf(out, size, "blob/workloads/nodus/%s@%s/%s@%s_%s@%s.safetensors",
+			 task ? task : "", condition, task ? task : "", condition, wl ? wl : "",
+			 condition);
+	return n < 0 || (size_t)n >= size ? NODUS_EINVAL : 0;
+}
+
 json_t *nodus__trace_workload(const json_t *pair, const char *condition)
 {
 	json_t *inputs = json_object();
-	size_t i;
-	json_t *n;
+	json_t *files = json_object_get(pair, "file_inputs");
+	char blob[1024] = "";
+	size_t i, k;
+	json_t *n, *f;
+	if (json_array_size(files))
+		nodus__trace_blob_path(pair, condition, blob, sizeof(blob));
 	json_array_foreach(json_object_get(pair, "inputs"), i, n)
 	{
-		json_object_set_new(inputs, json_string_value(n), json_pack("{s:s}", "type", "random"));
+		int file = 0;
+		json_array_foreach(files, k, f)
+			file |= json_equal(f, n);
+		/* a file input is what it was: a safetensors input, at the path
+		 * the dataset export writes its tensor to (dataset.c), keyed by
+		 * the input's name; every other input is nodus's own draw */
+		if (file && blob[0])
+			json_object_set_new(inputs, json_string_value(n),
+					    json_pack("{s:s,s:s,s:s}", "type", "safetensors", "path",
+						      blob, "tensor_key", json_string_value(n)));
+		else
+			json_object_set_new(inputs, json_string_value(n),
+					    json_pack("{s:s}", "type", "random"));
 	}
 	json_t *axes = json_object_get(pair, "axes");
 	json_t *uuid =

@@ -16,6 +16,12 @@
 void nodus__instance_axes(const nodus_task *t, const nodus_workload *w, int probe,
 			  int64_t axes_out[NODUS_MAX_AXES])
 {
+	/* a file input has the workload's shape only: with one the probe
+	 * keeps the shape (an extra trial), and the audit says the shape
+	 * check is lost (docs/judge.md, 2.6) */
+	for (int i = 0; probe && i < t->n_inputs; i++)
+		if (nodus_workload_file_input(w, i))
+			probe = 0;
 	for (int a = 0; a < t->n_axes; a++) {
 		int64_t v = t->axes[a].is_const ? t->axes[a].value : w->axis_value[a];
 		if (probe && !t->axes[a].is_const) {
@@ -57,15 +63,29 @@ int nodus__perturbation(const nodus_task *t, const nodus_workload *w, const nodu
 		int64_t numel = nodus__tensor_numel(&t->inputs[i], axes);
 		size_t esize = nodus_dtype_size(t->inputs[i].dtype);
 		double scratch[NODUS_PERTURB_ELEMENTS];
-		int rc = nodus_judge_fill(scratch, t->inputs[i].dtype, NODUS_PERTURB_ELEMENTS,
-					  input_dist(t, w, i), axes, in->variant & input_variants(t, w, i),
-					  base, (uint32_t)i);
+		int fixed = nodus_workload_file_input(w, i);
+		/* a file may hold fewer elements than the draws: it draws none */
+		int rc = fixed ? 0
+			       : nodus_judge_fill(scratch, t->inputs[i].dtype,
+						  NODUS_PERTURB_ELEMENTS, input_dist(t, w, i), axes,
+						  in->variant & input_variants(t, w, i), base,
+						  (uint32_t)i);
 		if (rc)
 			return rc;
 		for (int e = 0; e < NODUS_PERTURB_ELEMENTS; e++) {
 			uint64_t r = nodus_judge_trial_seed(base, (uint64_t)i, (uint64_t)e + 1000);
 			p->index[i][e] = (int64_t)(r % (uint64_t)numel);
-			memcpy(p->value[i][e], (unsigned char *)scratch + (size_t)e * esize, esize);
+			if (!fixed)
+				memcpy(p->value[i][e], (unsigned char *)scratch + (size_t)e * esize,
+				       esize);
+			/* a file input keeps its values: its "perturbation" writes
+			 * back the element already there, so every consumer of
+			 * the perturbation (host, device patches, the timed
+			 * copies' checks) leaves it as the file has it */
+			if (fixed && (rc = nodus_judge_fill_at(p->value[i][e], t->inputs[i].dtype,
+								p->index[i][e], input_dist(t, w, i),
+								axes, 0, base, (uint32_t)i)))
+				return rc;
 		}
 	}
 	return 0;
@@ -173,6 +193,16 @@ int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel
 	return (int64_t)(r % (uint64_t)numel);
 }
 
+/* A file input is never rotated: its elements' positions are its
+ * structure (an index pointer is sorted, a row of indices belongs to its
+ * row), unlike independently drawn elements. */
+int64_t nodus__input_shift(const nodus_workload *w, uint64_t copy_base, int input, int copy,
+			   int64_t numel)
+{
+	return nodus_workload_file_input(w, input) ? 0
+						   : nodus__copy_shift(copy_base, input, copy, numel);
+}
+
 static void reverse_elements(unsigned char *p, int64_t first, int64_t last, size_t es)
 {
 	unsigned char tmp[16];
@@ -186,9 +216,10 @@ static void reverse_elements(unsigned char *p, int64_t first, int64_t last, size
 /* Copy in->copy of input i, from copy 0 as drawn in data: rotated left in
  * place by its shift (three reversals: no second buffer for a tensor that
  * may be large). */
-static void rotate_to_copy(const nodus_instance *in, int i, int dtype, int64_t numel, void *data)
+static void rotate_to_copy(const nodus_workload *w, const nodus_instance *in, int i, int dtype,
+			   int64_t numel, void *data)
 {
-	int64_t s = nodus__copy_shift(in->copy_base, i, in->copy, numel);
+	int64_t s = nodus__input_shift(w, in->copy_base, i, in->copy, numel);
 	if (s == 0)
 		return;
 	size_t es = nodus_dtype_size(dtype);
@@ -209,7 +240,7 @@ int nodus__instance_fill(const nodus_task *t, const nodus_workload *w, const nod
 				     threads);
 		if (rc)
 			return rc;
-		rotate_to_copy(in, i, t->inputs[i].dtype, numel, inputs[i]);
+		rotate_to_copy(w, in, i, t->inputs[i].dtype, numel, inputs[i]);
 	}
 	if (in->sample < 0)
 		return 0;
@@ -238,7 +269,7 @@ int nodus__instance_fill_one(const nodus_task *t, const nodus_workload *w,
 			     in->variant & input_variants(t, w, i), in->seed, (uint32_t)i, threads);
 	if (rc)
 		return rc;
-	rotate_to_copy(in, i, t->inputs[i].dtype, numel, data);
+	rotate_to_copy(w, in, i, t->inputs[i].dtype, numel, data);
 	if (in->sample < 0)
 		return 0;
 	nodus_perturbation p;
@@ -303,7 +334,7 @@ static int fill_copy_device(const nodus_task *t, const nodus_workload *w,
 	rc = nodus__instance_fill_device(t, w, &base, i, ops, dev, tmp, done, err);
 	if (!rc && *done) {
 		size_t total = (size_t)numel * es;
-		size_t cut = (size_t)nodus__copy_shift(in->copy_base, i, in->copy, numel) * es;
+		size_t cut = (size_t)nodus__input_shift(w, in->copy_base, i, in->copy, numel) * es;
 		if (total - cut)
 			rc = ops->copy(dev, dev_data, (const char *)tmp + cut, total - cut, err);
 		if (!rc && cut)

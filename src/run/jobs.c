@@ -10,6 +10,7 @@
  * never says which timed calls are checked.
  * ------------------------------------------------------------------------ */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "run/run-internal.h"
 
@@ -96,6 +97,34 @@ static json_t *ids_json(const int *ids, int n)
 	return arr;
 }
 
+/* {input name: hex of its bytes} for the workload's file inputs, or NULL
+ * when it has none. */
+static json_t *file_inputs_json(const nodus_task *t, const nodus_workload *w)
+{
+	static const char digits[] = "0123456789abcdef";
+	json_t *o = NULL;
+	for (int i = 0; i < t->n_inputs; i++) {
+		const nodus_dist *d = &w->init_override[i];
+		if (!nodus_workload_file_input(w, i) || !d->data)
+			continue;
+		size_t n = (size_t)d->bytes;
+		char *hex = malloc(2 * n + 1);
+		if (!hex)
+			return o;
+		for (size_t k = 0; k < n; k++) {
+			unsigned char c = ((const unsigned char *)d->data)[k];
+			hex[2 * k] = digits[c >> 4];
+			hex[2 * k + 1] = digits[c & 15];
+		}
+		hex[2 * n] = 0;
+		if (!o)
+			o = json_object();
+		json_object_set_new(o, t->inputs[i].name, json_stringn_nocheck(hex, 2 * n));
+		free(hex);
+	}
+	return o;
+}
+
 /* A worker's job. Each worker loads one solution: the oracle and the
  * timer the reference, the measure worker the candidate. */
 json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role)
@@ -128,6 +157,11 @@ json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role)
 		"determinism", a->det_id, "lockdown", x->c->target.backend == NODUS_BACKEND_CPU);
 	if (x->c->target.backend == NODUS_BACKEND_CUDA && !cuda_sandbox_off())
 		json_object_set_new(job, "cuda_sandbox", json_integer(1));
+	/* file inputs' values: a worker reads no file of the campaign (it is
+	 * confined), so they travel in the job, hex-encoded */
+	json_t *files = file_inputs_json(a->task, a->wl);
+	if (files)
+		json_object_set_new(job, "files", files);
 	if (role == JOB_MEASURE)
 		json_object_set_new(job, "candidate",
 				    json_pack("{s:s,s:s}", "so", a->cand_so, "entry", a->cand->entry));

@@ -203,6 +203,10 @@ int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
  * copy 0. The worker makes its timing copies so, and the oracle rebuilds
  * the copy of a checked timed call the same way. */
 int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel);
+/* nodus__copy_shift for input `input` of w: 0 for a file input, which
+ * every copy holds as its file has it. */
+int64_t nodus__input_shift(const nodus_workload *w, uint64_t copy_base, int input, int copy,
+			   int64_t numel);
 
 /* The axes an instance uses: the workload's, or its probe shape (each var
  * axis v becomes max(1, v - 1 - v/8): odd, smaller, still valid). */

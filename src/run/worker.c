@@ -270,6 +270,39 @@ static int parse_instances(struct worker *w)
 	return 0;
 }
 
+/* The file inputs' values from the job (jobs.c: hex of their bytes). */
+static int file_inputs(struct worker *w, nodus_error *err)
+{
+	json_t *files = json_object_get(w->job, "files");
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		if (!nodus_workload_file_input(&w->workload, i))
+			continue;
+		json_t *h = json_object_get(files, w->task.inputs[i].name);
+		const char *hex = json_string_value(h);
+		size_t len = json_string_length(h), n = len / 2;
+		unsigned char *bytes = hex && len % 2 == 0 ? malloc(n + 1) : NULL;
+		int ok = bytes != NULL;
+		for (size_t k = 0; ok && k < n; k++) {
+			int v = 0;
+			for (int half = 0; ok && half < 2; half++) {
+				char c = hex[2 * k + (size_t)half];
+				int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+				ok = x >= 0;
+				v = v << 4 | (x & 15);
+			}
+			if (ok)
+				bytes[k] = (unsigned char)v;
+		}
+		int rc = ok ? nodus_workload_set_file(&w->workload, &w->task, i, bytes, n)
+			    : NODUS_EINVAL;
+		free(bytes);
+		if (rc)
+			return NODUS_ERR(err, rc, "job holds no valid values for file input \"%s\"",
+					 w->task.inputs[i].name);
+	}
+	return 0;
+}
+
 static int parse_specs(struct worker *w, nodus_error *err)
 {
 	nodus_diags d = NODUS_DIAGS_INIT;
@@ -287,6 +320,8 @@ static int parse_specs(struct worker *w, nodus_error *err)
 	}
 	nodus_diags_release(&d);
 	w->workload.task = 0;
+	if ((rc = file_inputs(w, err)))
+		return rc;
 	nodus__instance_axes(&w->task, &w->workload, 0, w->axes);
 	for (int a = 0; a < w->task.n_axes; a++)
 		w->axis_names[a] = w->task.axes[a].name;
@@ -805,7 +840,7 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 		} else {
 			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
 				int64_t numel = b->tin[i].numel;
-				int64_t shift = nodus__copy_shift(copy_base, i, j, numel);
+				int64_t shift = nodus__input_shift(&w->workload, copy_base, i, j, numel);
 				ts->shift[j * NODUS_MAX_INPUTS + i] = shift;
 				rc = rotate_on_device(w, b->in[i], ts->bufs[0].in[i], numel,
 						      nodus_dtype_size(w->task.inputs[i].dtype), shift,

@@ -20,6 +20,7 @@
 #define NODUS__SOURCE_MAX_BYTES (16u << 20) /* largest solution source read */
 #define NODUS__AXIS_MAX ((int64_t)1 << 40)  /* largest axis value */
 #define NODUS__TENSOR_MAX_BYTES ((int64_t)1 << 40) /* largest tensor a workload may ask for */
+#define NODUS__FILE_INPUT_MAX_BYTES ((size_t)256 << 20) /* largest safetensors file a workload names */
 #define NODUS__INT_EXACT ((int64_t)1 << 53) /* integers stored in a double stay exact */
 
 /* Reads a regular file of at most max bytes into out (replacing it). On

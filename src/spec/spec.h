@@ -47,7 +47,8 @@ typedef enum nodus_dist_kind {
 	NODUS_DIST_POSITIVE,     /* [a, b), 0 < a < b */
 	NODUS_DIST_INT_RANGE,    /* integers in [a, b] */
 	NODUS_DIST_INDEX,        /* integers in [0, value of axis) */
-	NODUS_DIST_CONSTANT      /* every element a: a naive judge, flagged by nodus audit */
+	NODUS_DIST_CONSTANT,     /* every element a: a naive judge, flagged by nodus audit */
+	NODUS_DIST_FILE          /* a workload's input: the values of a safetensors tensor, as they are */
 } nodus_dist_kind;
 
 typedef struct nodus_dist {
@@ -55,6 +56,10 @@ typedef struct nodus_dist {
 	double a;                   /* first parameter, see nodus_dist_kind */
 	double b;                   /* second parameter, see nodus_dist_kind */
 	int axis;                   /* NODUS_DIST_INDEX: index into task->axes, else -1 */
+	/* NODUS_DIST_FILE: the tensor's bytes in the input's dtype, row-major,
+	 * owned by the workload (nodus_workload.file_data); NULL until loaded */
+	const void *data;
+	int64_t bytes;
 } nodus_dist;
 
 /* Variants of an input's distribution the judge may also draw. */
@@ -107,6 +112,11 @@ typedef struct nodus_workload {
 	int64_t axis_value[NODUS_MAX_AXES]; /* per task axis (constants copied in) */
 	int has_init[NODUS_MAX_INPUTS];     /* 1 where init_override applies */
 	nodus_dist init_override[NODUS_MAX_INPUTS]; /* per task input */
+	/* a "file" input's values (docs/formats.md, "File inputs"): read from
+	 * its safetensors file when the workload is loaded from a file, from the
+	 * job in a worker (nodus_workload_set_file); heap, freed by
+	 * nodus_workload_release */
+	void *file_data[NODUS_MAX_INPUTS];
 	int has_tolerance;          /* 1 if tolerance overrides the task's */
 	nodus_tolerance tolerance;  /* the task's, overridden field by field; valid when has_tolerance */
 	json_t *json;               /* the validated object, owned (a reference) */
@@ -299,6 +309,15 @@ int nodus_solution_from_json(json_t *obj, const char *file, const char *text,
 			     const char *dir, nodus_solution *out, nodus_diags *diags);
 void nodus_task_release(nodus_task *t);
 void nodus_workload_release(nodus_workload *w);
+
+/* 1 when input i of w takes its values from a file (NODUS_DIST_FILE). */
+int nodus_workload_file_input(const nodus_workload *w, int i);
+
+/* Gives file input i of w (parsed without its file: a worker's job) its
+ * bytes, copied; NODUS_EINVAL when i is no file input or bytes is not the
+ * tensor's size (numel of the workload's shape times the dtype's size). */
+int nodus_workload_set_file(nodus_workload *w, const nodus_task *t, int i, const void *data,
+			    size_t bytes);
 void nodus_solution_release(nodus_solution *s);
 
 /* ---- python.params as text (params.c) ---- */

@@ -21,7 +21,7 @@
 
 static const char *const dist_names[] = {"normal",       "uniform",  "affine_scale",
 					 "affine_shift", "positive", "int_range",
-					 "index",        "constant"};
+					 "index",        "constant", "file"};
 
 static int dtype_is_int(int dtype)
 {
@@ -88,8 +88,31 @@ static const nodus__vfield dist_fields[][4] = {
 	{{"dist", 1}, {"low", 1}, {"high", 1}},
 	{{"dist", 1}, {"axis", 1}},
 	{{"dist", 1}, {"value", 1}},
+	{{"dist", 1}, {"path", 1}, {"tensor", 1}, {"sha256", 1}},
 };
-static const size_t dist_nfields[] = {3, 3, 2, 2, 3, 3, 2, 2};
+static const size_t dist_nfields[] = {3, 3, 2, 2, 3, 3, 2, 2, 4};
+
+/* A file distribution's fields: where the values are (loaded by the
+ * workload, which knows its directory and shape: workload.c). */
+static void dist_file(nodus__vctx *v, const json_t *j)
+{
+	char path[512], tensor[256];
+	json_t *p = json_object_get(j, "path");
+	if (p) {
+		nodus__v_push_key(v, "path");
+		/* ".." allowed: a campaign's files may sit beside its workloads */
+		nodus__v_relpath(v, p, 1, path, sizeof(path));
+		nodus__v_pop(v);
+	}
+	nodus__v_str(v, j, "tensor", tensor, sizeof(tensor));
+	const char *sha = json_string_value(json_object_get(j, "sha256"));
+	int hex = sha && strlen(sha) == 64;
+	for (const char *c = sha; hex && *c; c++)
+		hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f');
+	if (json_object_get(j, "sha256") && !hex)
+		nodus__v_err_key(v, "sha256", 0, "expected the file's SHA-256 as 64 lowercase hex "
+				 "digits (sha256sum FILE)");
+}
 
 /* Checks low < high (strict) or low <= high, reporting at .high. */
 static void check_order(nodus__vctx *v, int ok_low, int ok_high, double lo, double hi, int strict)
@@ -139,7 +162,8 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 	if (!json_object_get(j, "dist")) {
 		nodus__v_err_key(v, "dist", 0,
 				 "expected required field \"dist\" (normal, uniform, affine_scale, "
-				 "affine_shift, positive, int_range, index, constant), got an object without it");
+				 "affine_shift, positive, int_range, index, constant, file), got an object "
+				 "without it");
 		return -1;
 	}
 	if (nodus__v_enum(v, j, "dist", dist_names, NODUS_ARRAY_SIZE(dist_names), &kind) != 1)
@@ -147,7 +171,10 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 	out->kind = kind + 1;
 	nodus__v_fields(v, j, dist_fields[kind], dist_nfields[kind]);
 	int int_dist = out->kind == NODUS_DIST_INT_RANGE || out->kind == NODUS_DIST_INDEX;
-	if (dtype > 0 && out->kind != NODUS_DIST_CONSTANT && dtype_is_int(dtype) != int_dist) {
+	/* constant and file take either kind of dtype (file: the file's dtype
+	 * is checked against the tensor's when it is read) */
+	if (dtype > 0 && out->kind != NODUS_DIST_CONSTANT && out->kind != NODUS_DIST_FILE &&
+	    dtype_is_int(dtype) != int_dist) {
 		nodus__v_err_key(v, "dist", 0, "expected %s for a %s tensor, got \"%s\"",
 				 int_dist ? "a floating distribution (normal, uniform, "
 					    "affine_scale, affine_shift, positive)"
@@ -193,6 +220,9 @@ int nodus__v_dist(nodus__vctx *v, const json_t *j, int dtype, const nodus_axis *
 			nodus__v_num(v, j, "value", -max, 0, max, 0, &out->a);
 			out->b = out->a;
 		}
+		break;
+	case NODUS_DIST_FILE:
+		dist_file(v, j);
 		break;
 	}
 	return v->n_errors > before ? -1 : 1;
@@ -581,7 +611,12 @@ static void task_tensor(nodus__vctx *v, const json_t *j, int is_input, nodus_tas
 		json_t *init = json_object_get(j, "init");
 		if (init) {
 			nodus__v_push_key(v, "init");
-			nodus__v_dist(v, init, ts.dtype, t->axes, t->n_axes, &ts.init);
+			if (nodus__v_dist(v, init, ts.dtype, t->axes, t->n_axes, &ts.init) == 1 &&
+			    ts.init.kind == NODUS_DIST_FILE)
+				/* a file's values have one shape: a workload's */
+				nodus__v_err_key(v, "dist", 0, "expected a distribution a task can "
+						 "draw for every workload; \"file\" belongs in a "
+						 "workload's inputs (its shape is the workload's)");
 			nodus__v_pop(v);
 		}
 		tensor_variants(v, json_object_get(j, "variants"), &ts);

@@ -10,8 +10,10 @@
  * what the file alone can tell is checked.
  * ------------------------------------------------------------------------ */
 #include "spec-internal.h"
+#include "spec/safetensors.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const nodus__vfield wl_fields[] = {{"kind", 1}, {"format", 1}, {"name", 1},
@@ -151,6 +153,104 @@ static void wl_limits(nodus__vctx *v, const nodus_task *t, const nodus_workload 
 	nodus__v_pop(v);
 }
 
+/* Reads file input i's safetensors file (its path relative to the
+ * workload's directory) and keeps the tensor's bytes: the file's SHA-256
+ * must be the one the workload names, the tensor's dtype the input's and
+ * its shape the workload's. Faults are located at the init's fields and
+ * name the file and the tensor key. The data is little-endian, as the
+ * format's; nodus runs on little-endian hosts only (x86-64, aarch64). */
+static void wl_load_file(nodus__vctx *v, const json_t *init, const nodus_task *t, int i,
+			 nodus_workload *w)
+{
+	const nodus_tensor_spec *ts = &t->inputs[i];
+	const char *rel = json_string_value(json_object_get(init, "path"));
+	const char *key = json_string_value(json_object_get(init, "tensor"));
+	const char *want = json_string_value(json_object_get(init, "sha256"));
+	char dir[512], full[1024], sha[NODUS_SHA256_HEX], why[512];
+	if (!rel || !key || !want)
+		return; /* reported by nodus__v_dist */
+	nodus__path_dir(w->file, dir, sizeof(dir));
+	if (nodus__path_join(full, sizeof(full), dir, rel)) {
+		nodus__v_err_key(v, "path", 0, "expected a path of at most %zu bytes with the "
+				 "workload's directory", sizeof(full) - 1);
+		return;
+	}
+	nodus_buf b = NODUS_BUF_INIT;
+	nodus__v_push_key(v, "path");
+	int rc = nodus__spec_read(full, NODUS__FILE_INPUT_MAX_BYTES, &b, v, NULL);
+	nodus__v_pop(v);
+	if (rc)
+		goto out;
+	nodus_sha256_hex(b.data, b.len, sha);
+	if (strcmp(sha, want) != 0) {
+		nodus__v_err_key(v, "sha256", 0, "expected %s to have sha256 %s (the workload's), "
+				 "got %s: the file is not the one this workload names", full, want,
+				 sha);
+		goto out;
+	}
+	nodus_st_tensor st;
+	if (nodus_safetensors_find((const unsigned char *)b.data, b.len, key, &st, why,
+				   sizeof(why))) {
+		nodus__v_err_key(v, strstr(why, "expected a tensor '") == why ? "tensor" : "path", 0,
+				 "%s: not a valid safetensors file for tensor '%s': %s", full, key,
+				 why);
+		goto out;
+	}
+	if (st.nodus_dtype != ts->dtype) {
+		nodus__v_err_key(v, "tensor", 0, "%s, tensor '%s': expected dtype %s (input \"%s\"'s "
+				 "dtype), got %s", full, key, nodus_dtype_name(ts->dtype), ts->name,
+				 st.dtype);
+		goto out;
+	}
+	int same = st.ndim == ts->ndim;
+	char want_shape[256] = "", got_shape[256] = "";
+	for (int d = 0; d < ts->ndim; d++) {
+		int64_t x = w->axis_value[ts->axis[d]];
+		snprintf(want_shape + strlen(want_shape), sizeof(want_shape) - strlen(want_shape),
+			 "%s%s=%lld", d ? ", " : "", t->axes[ts->axis[d]].name, (long long)x);
+		same = same && st.shape[d] == x;
+	}
+	for (int d = 0; d < st.ndim; d++)
+		snprintf(got_shape + strlen(got_shape), sizeof(got_shape) - strlen(got_shape),
+			 "%s%lld", d ? ", " : "", (long long)st.shape[d]);
+	if (!same) {
+		nodus__v_err_key(v, "tensor", 0, "%s, tensor '%s': expected shape [%s] (input \"%s\" "
+				 "with the workload's axes), got [%s]", full, key, want_shape,
+				 ts->name, got_shape);
+		goto out;
+	}
+	void *data = malloc(st.bytes ? (size_t)st.bytes : 1);
+	if (!data) {
+		nodus__v_err_key(v, "path", 0, "out of memory for %s, tensor '%s'", full, key);
+		goto out;
+	}
+	memcpy(data, st.data, (size_t)st.bytes);
+	free(w->file_data[i]);
+	w->file_data[i] = data;
+	w->init_override[i].data = data;
+	w->init_override[i].bytes = (int64_t)st.bytes;
+out:
+	nodus_buf_release(&b);
+}
+
+/* Every file input's values, once the axes are known and valid. */
+static void wl_files(nodus__vctx *v, const json_t *inputs, const nodus_task *t,
+		     nodus_workload *w)
+{
+	nodus__v_push_key(v, "inputs");
+	for (int i = 0; i < t->n_inputs; i++) {
+		if (!w->has_init[i] || w->init_override[i].kind != NODUS_DIST_FILE)
+			continue;
+		nodus__v_push_key(v, t->inputs[i].name);
+		nodus__v_push_key(v, "init");
+		wl_load_file(v, json_object_get(json_object_get(inputs, t->inputs[i].name), "init"),
+			     t, i, w);
+		nodus__v_pop(v);
+		nodus__v_pop(v);
+	}
+	nodus__v_pop(v);
+}
+
 static const nodus_task *wl_task(nodus__vctx *v, const nodus_task *tasks, int n_tasks,
 				 nodus_workload *w)
 {
@@ -203,6 +303,11 @@ int nodus_workload_from_json(json_t *obj, const char *file, const char *text,
 	}
 	if (t && v.n_errors == before)
 		wl_limits(&v, t, out);
+	/* a file input's values: read only when the workload comes from a
+	 * file (text given); a worker's job carries them instead
+	 * (nodus_workload_set_file) */
+	if (t && text && v.n_errors == before)
+		wl_files(&v, json_object_get(obj, "inputs"), t, out);
 	if ((j = json_object_get(obj, "tolerance"))) {
 		if (t)
 			out->tolerance = t->tolerance;
@@ -222,4 +327,36 @@ void nodus_workload_release(nodus_workload *w)
 		return;
 	json_decref(w->json);
 	w->json = NULL;
+	for (int i = 0; i < NODUS_MAX_INPUTS; i++) {
+		free(w->file_data[i]);
+		w->file_data[i] = NULL;
+		w->init_override[i].data = NULL;
+	}
+}
+
+int nodus_workload_file_input(const nodus_workload *w, int i)
+{
+	return i >= 0 && i < NODUS_MAX_INPUTS && w->has_init[i] &&
+	       w->init_override[i].kind == NODUS_DIST_FILE;
+}
+
+int nodus_workload_set_file(nodus_workload *w, const nodus_task *t, int i, const void *data,
+			    size_t bytes)
+{
+	if (!nodus_workload_file_input(w, i) || i >= t->n_inputs)
+		return NODUS_EINVAL;
+	int64_t want = (int64_t)nodus_dtype_size(t->inputs[i].dtype);
+	for (int d = 0; d < t->inputs[i].ndim; d++)
+		want *= w->axis_value[t->inputs[i].axis[d]];
+	if ((int64_t)bytes != want)
+		return NODUS_EINVAL;
+	void *copy = malloc(bytes ? bytes : 1);
+	if (!copy)
+		return NODUS_ENOMEM;
+	memcpy(copy, data, bytes);
+	free(w->file_data[i]);
+	w->file_data[i] = copy;
+	w->init_override[i].data = copy;
+	w->init_override[i].bytes = (int64_t)bytes;
+	return 0;
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "backend/backend.h"
+#include "judge/judge.h"
 #include "run/protocol.h"
 
 static void make_task(nodus_task *t, nodus_workload *w, int64_t n)
@@ -27,11 +28,11 @@ static void make_task(nodus_task *t, nodus_workload *w, int64_t n)
 	strcpy(t->inputs[0].name, "x");
 	t->inputs[0].dtype = NODUS_DTYPE_FLOAT32;
 	t->inputs[0].ndim = 1;
-	t->inputs[0].init = (nodus_dist){NODUS_DIST_NORMAL, 0, 1, -1};
+	t->inputs[0].init = (nodus_dist){NODUS_DIST_NORMAL, 0, 1, -1, NULL, 0};
 	strcpy(t->inputs[1].name, "s");
 	t->inputs[1].dtype = NODUS_DTYPE_FLOAT32;
 	t->inputs[1].ndim = 1;
-	t->inputs[1].init = (nodus_dist){NODUS_DIST_AFFINE_SCALE, 0.5, 0, -1};
+	t->inputs[1].init = (nodus_dist){NODUS_DIST_AFFINE_SCALE, 0.5, 0, -1, NULL, 0};
 	w->axis_value[0] = n;
 }
 
@@ -253,6 +254,45 @@ static void test_copy_on_device_as_host(void **state)
 	free(got);
 }
 
+/* A file input (docs/formats.md, "File inputs") holds the file's values in
+ * every instance: a variant, a timed sample's perturbation, a timing
+ * copy's rotation and the shape probe leave it as it is, while the drawn
+ * input beside it still changes. */
+static void test_file_input_kept_exactly(void **state)
+{
+	(void)state;
+	nodus_task t;
+	nodus_workload w;
+	const int64_t n = 4096;
+	make_task(&t, &w, n);
+	float *file = malloc(sizeof(float) * (size_t)n);
+	assert_non_null(file);
+	for (int64_t e = 0; e < n; e++)
+		file[e] = (float)e * 0.25f - 3.0f;
+	w.has_init[1] = 1;
+	w.init_override[1] = (nodus_dist){NODUS_DIST_FILE, 0, 0, -1, file, n * 4};
+	t.inputs[1].variants = NODUS_VARIANT_NEGATE | NODUS_VARIANT_SCALE_3;
+	assert_int_equal(nodus_judge_input_variants(t.inputs[1].variants, &w.init_override[1]), 0u);
+	float *x0 = calloc((size_t)n, 4), *s0 = calloc((size_t)n, 4);
+	float *x1 = calloc((size_t)n, 4), *s1 = calloc((size_t)n, 4);
+	assert_true(x0 && s0 && x1 && s1);
+	void *a[2] = {x0, s0}, *b[2] = {x1, s1};
+	nodus_instance plain = {0, 0, 0, -1, 77, -1, 0, 0, 0};
+	nodus_instance other = {0, 1, NODUS_VARIANT_NEGATE, 3, 78, 5, 0, 99, 0};
+	assert_int_equal(nodus__instance_fill(&t, &w, &plain, 11, 1, a), 0);
+	assert_int_equal(nodus__instance_fill(&t, &w, &other, 11, 1, b), 0);
+	assert_memory_equal(s0, file, (size_t)n * 4);
+	assert_memory_equal(s1, file, (size_t)n * 4);
+	assert_memory_not_equal(x0, x1, (size_t)n * 4);
+	assert_int_equal(nodus__input_shift(&w, 99, 1, 3, n), 0);
+	assert_true(nodus__input_shift(&w, 99, 0, 3, n) == nodus__copy_shift(99, 0, 3, n));
+	int64_t full[NODUS_MAX_AXES], probe[NODUS_MAX_AXES];
+	nodus__instance_axes(&t, &w, 0, full);
+	nodus__instance_axes(&t, &w, 1, probe);
+	assert_int_equal(full[0], probe[0]);
+	free(x0), free(s0), free(x1), free(s1), free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_one_input_and_device_path),
 		cmocka_unit_test(test_copy_rebuilt_as_worker_rotates),
 		cmocka_unit_test(test_copy_on_device_as_host),
+		cmocka_unit_test(test_file_input_kept_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

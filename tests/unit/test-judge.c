@@ -32,7 +32,7 @@
 
 static nodus_dist dist_of(int kind, double a, double b)
 {
-	nodus_dist d = {kind, a, b, -1};
+	nodus_dist d = {kind, a, b, -1, NULL, 0};
 	return d;
 }
 
@@ -376,7 +376,7 @@ static void test_int_range_and_index(void **state)
 	assert_true(negative > N / 3 && negative < 2 * N / 3);
 
 	int64_t axes[3] = {4, 37, 1};
-	nodus_dist index = {NODUS_DIST_INDEX, 0.0, 0.0, 1};
+	nodus_dist index = {NODUS_DIST_INDEX, 0.0, 0.0, 1, NULL, 0};
 	int hit[37] = {0};
 	assert_int_equal(nodus_judge_fill(b, NODUS_DTYPE_UINT8, N, &index, axes, 0, 6, 0), 0);
 	for (int i = 0; i < N; i++) {
@@ -402,12 +402,12 @@ static void test_fill_at_and_device_spec(void **state)
 		nodus_dist dist;
 		unsigned variant;
 	} cases[] = {
-		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_NORMAL, 1.0, 2.0, -1}, NODUS_VARIANT_SCALE_001},
-		{NODUS_DTYPE_FLOAT64, {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_NEGATE},
-		{NODUS_DTYPE_BFLOAT16, {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, 0},
-		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_POSITIVE, 0.5, 2.0, -1}, NODUS_VARIANT_NEGATE},
-		{NODUS_DTYPE_INT32, {NODUS_DIST_INT_RANGE, -5.0, 5.0, -1}, NODUS_VARIANT_NEGATE},
-		{NODUS_DTYPE_INT64, {NODUS_DIST_INT_RANGE, 0.0, 1e12, -1}, 0},
+		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_NORMAL, 1.0, 2.0, -1, NULL, 0}, NODUS_VARIANT_SCALE_001},
+		{NODUS_DTYPE_FLOAT64, {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_BFLOAT16, {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1, NULL, 0}, 0},
+		{NODUS_DTYPE_FLOAT32, {NODUS_DIST_POSITIVE, 0.5, 2.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_INT32, {NODUS_DIST_INT_RANGE, -5.0, 5.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{NODUS_DTYPE_INT64, {NODUS_DIST_INT_RANGE, 0.0, 1e12, -1, NULL, 0}, 0},
 	};
 	enum { N = 1027 };
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -438,7 +438,7 @@ static void test_fill_at_and_device_spec(void **state)
 		}
 	}
 	/* what the host refuses, the device spec refuses the same way */
-	nodus_dist bad = {NODUS_DIST_NORMAL, 0.0, -1.0, -1};
+	nodus_dist bad = {NODUS_DIST_NORMAL, 0.0, -1.0, -1, NULL, 0};
 	nodus_fill_spec spec;
 	assert_int_equal(nodus_judge_fill_spec(NODUS_DTYPE_FLOAT32, &bad, NULL, 0, 1, 0, &spec),
 			 NODUS_EINVAL);
@@ -452,7 +452,7 @@ static void test_fill_rejects_bad_pairs(void **state)
 	int64_t axes[2] = {0, 5};
 	nodus_dist normal = dist_of(NODUS_DIST_NORMAL, 0.0, 1.0);
 	nodus_dist range = dist_of(NODUS_DIST_INT_RANGE, 0.0, 9.0);
-	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0};
+	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0, NULL, 0};
 	assert_int_equal(nodus_judge_fill(k, NODUS_DTYPE_INT32, 4, &normal, NULL, 0, 1, 0), NODUS_EINVAL);
 	assert_int_equal(nodus_judge_fill(x, NODUS_DTYPE_FLOAT64, 4, &range, NULL, 0, 1, 0), NODUS_EINVAL);
 	assert_int_equal(nodus_judge_fill(x, 99, 4, &normal, NULL, 0, 1, 0), NODUS_EINVAL);
@@ -522,7 +522,7 @@ static void test_variants(void **state)
 			 0);
 	assert_memory_equal(ub, uneg, sizeof(ub));
 	int64_t axes[1] = {10};
-	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0};
+	nodus_dist index = {NODUS_DIST_INDEX, 0, 0, 0, NULL, 0};
 	assert_int_equal(nodus_judge_fill(ineg, NODUS_DTYPE_INT32, N, &index, axes,
 					  NODUS_VARIANT_NEGATE, 14, 0),
 			 0);
@@ -1060,7 +1060,7 @@ static void test_compare_large_chunks_merge(void **state)
  * standard normals, as float32. */
 static void follow_ref(float *r, int64_t n, uint64_t seed)
 {
-	nodus_dist d = {NODUS_DIST_NORMAL, 0.0, 0.125, -1};
+	nodus_dist d = {NODUS_DIST_NORMAL, 0.0, 0.125, -1, NULL, 0};
 	assert_int_equal(nodus_judge_fill(r, NODUS_DTYPE_FLOAT32, n, &d, NULL, 0, seed, 0), 0);
 }
 
@@ -1176,8 +1176,8 @@ static void test_follow_honest_margin(void **state)
 	(void)state;
 	enum { n = 4096 };
 	static double r1[n], r2[n], c1[n], c2[n], e[2 * n];
-	nodus_dist ref = {NODUS_DIST_NORMAL, 0.0, 1.0, -1};
-	nodus_dist band = {NODUS_DIST_UNIFORM, -1.0, 1.0, -1};
+	nodus_dist ref = {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0};
+	nodus_dist band = {NODUS_DIST_UNIFORM, -1.0, 1.0, -1, NULL, 0};
 	nodus_tolerance tol = tol_of(0.5, 0.01, 1.0, -1.0);
 	int64_t changed, followed, missed;
 	for (uint64_t seed = 1; seed <= 20; seed++) {
