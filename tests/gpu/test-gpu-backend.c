@@ -415,19 +415,19 @@ static void test_fill(env *e, void *buf, int64_t numel)
 		nodus_dist dist;
 		unsigned variant;
 	} cases[] = {
-		{"normal(0,1)", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, 0},
-		{"normal(0,1) scale_3", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_3},
-		{"normal(0,1) scale_0.01", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_001},
-		{"normal(0,1) negate", {NODUS_DIST_NORMAL, 0.0, 1.0, -1}, NODUS_VARIANT_NEGATE},
-		{"normal(3,0.5)", {NODUS_DIST_NORMAL, 3.0, 0.5, -1}, 0},
-		{"uniform[-1,1)", {NODUS_DIST_UNIFORM, -1.0, 1.0, -1}, 0},
-		{"uniform[0,1) scale_0.01", {NODUS_DIST_UNIFORM, 0.0, 1.0, -1}, NODUS_VARIANT_SCALE_001},
-		{"positive[1e-3,2)", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1}, 0},
-		{"positive[1e-3,2) negate", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1}, NODUS_VARIANT_NEGATE},
-		{"affine_scale(0.5)", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, 0},
-		{"affine_scale(0.5) scale_3", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1}, NODUS_VARIANT_SCALE_3},
-		{"affine_shift(0.5) negate", {NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0, -1}, NODUS_VARIANT_NEGATE},
-		{"constant(0.25)", {NODUS_DIST_CONSTANT, 0.25, 0.0, -1}, 0},
+		{"normal(0,1)", {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0}, 0},
+		{"normal(0,1) scale_3", {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0}, NODUS_VARIANT_SCALE_3},
+		{"normal(0,1) scale_0.01", {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0}, NODUS_VARIANT_SCALE_001},
+		{"normal(0,1) negate", {NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{"normal(3,0.5)", {NODUS_DIST_NORMAL, 3.0, 0.5, -1, NULL, 0}, 0},
+		{"uniform[-1,1)", {NODUS_DIST_UNIFORM, -1.0, 1.0, -1, NULL, 0}, 0},
+		{"uniform[0,1) scale_0.01", {NODUS_DIST_UNIFORM, 0.0, 1.0, -1, NULL, 0}, NODUS_VARIANT_SCALE_001},
+		{"positive[1e-3,2)", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1, NULL, 0}, 0},
+		{"positive[1e-3,2) negate", {NODUS_DIST_POSITIVE, 1e-3, 2.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{"affine_scale(0.5)", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1, NULL, 0}, 0},
+		{"affine_scale(0.5) scale_3", {NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1, NULL, 0}, NODUS_VARIANT_SCALE_3},
+		{"affine_shift(0.5) negate", {NODUS_DIST_AFFINE_SHIFT, 0.5, 0.0, -1, NULL, 0}, NODUS_VARIANT_NEGATE},
+		{"constant(0.25)", {NODUS_DIST_CONSTANT, 0.25, 0.0, -1, NULL, 0}, 0},
 	};
 	enum { NEAR_MAX = 65536 };
 	nodus_error err;
