@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/* ------------------------------------------------------------------------
+ * submission.c: a submission's JSON (docs/serve.md), parsed and validated
+ * before it is stored, and its candidate written out as a solution file
+ * when it is batched.
+ *
+ * A submission names a base campaign (optional when the server has one),
+ * a workload of it and a reference solution of it (optional: the
+ * reference of the campaign's first pair on that workload), and carries
+ * the candidate as the JSON a solution file holds, with two differences:
+ * "name" may be left out (the batch names it), "task" too (the workload's
+ * task), and each entry of "sources" is {"path": NAME, "content": TEXT}
+ * instead of a path. The solution goes through nodus_solution_from_json,
+ * the check `nodus check` applies to a solution file, on its sources
+ * written to a scratch directory; its faults come back with their JSON
+ * path in the request body, its line and column. Unknown fields are
+ * faults, as everywhere in nodus.
+ *
+ * A source's path is one file name of [A-Za-z0-9._-] (not "." or "..",
+ * at most 128 bytes): it is written to disk before the checker sees it,
+ * so nothing it names may leave the directory.
+ * ------------------------------------------------------------------------ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec/exec.h"
+#include "serve/serve-internal.h"
+
+static const char *str_or(const char *s)
+{
+	return s ? s : "";
+}
+#include "spec/jsonpos.h"
+
+/* Adds a fault at json_path of the body (located in it by idx when found). */
+static void fault(nodus_diags *d, const nodus__jsonpos *idx, int code, const char *path,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void fault(nodus_diags *d, const nodus__jsonpos *idx, int code, const char *path,
+		  const char *fmt, ...)
+{
+	nodus_error e;
+	memset(&e, 0, sizeof(e));
+	e.code = code;
+	snprintf(e.file, sizeof(e.file), "request");
+	snprintf(e.json_path, sizeof(e.json_path), "%s", path);
+	if (idx)
+		nodus__jsonpos_find(idx, path, 0, &e.line, &e.column);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
+	nodus_diags_push(d, &e);
+}
+
+const nodus__serve_base *nodus__serve_find_base(const nodus__serve *sv, const char *name)
+{
+	for (int i = 0; i < sv->n_bases; i++)
+		if (strcmp(sv->bases[i].c->name, name) == 0)
+			return &sv->bases[i];
+	return NULL;
+}
+
+/* An optional string member into dst; a fault when present and not a
+ * string of 1..size-1 bytes. */
+static void opt_str(json_t *obj, const char *key, char *dst, size_t size, const char *path,
+		    const nodus__jsonpos *idx, nodus_diags *d)
+{
+	json_t *v = json_object_get(obj, key);
+	dst[0] = '\0';
+	if (!v)
+		return;
+	const char *s = json_string_value(v);
+	if (!s || !s[0] || strlen(s) >= size) {
+		fault(d, idx, NODUS_EINVAL, path, "expected a string of 1 to %zu bytes", size - 1);
+		return;
+	}
+	snprintf(dst, size, "%s", s);
+}
+
+static int safe_file_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 128 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* Checks sources' form ([{path, content}], unique safe paths); 0 if good. */
+static int check_sources(json_t *sources, const nodus__jsonpos *idx, nodus_diags *d)
+{
+	size_t i, before = d->count;
+	json_t *e;
+	char path[96];
+	if (!json_is_array(sources) || json_array_size(sources) == 0) {
+		fault(d, idx, NODUS_EINVAL, "$.solution.sources", "expected a non-empty array of "
+		      "{\"path\": FILE_NAME, \"content\": TEXT}");
+		return -1;
+	}
+	json_array_foreach(sources, i, e) {
+		snprintf(path, sizeof(path), "$.solution.sources[%zu]", i);
+		const char *p = json_string_value(json_object_get(e, "path"));
+		if (!json_is_object(e) || json_object_size(e) != 2 || !p ||
+		    !json_is_string(json_object_get(e, "content"))) {
+			fault(d, idx, NODUS_EINVAL, path, "expected {\"path\": FILE_NAME, \"content\": "
+			      "TEXT} and no other member");
+			continue;
+		}
+		if (!safe_file_name(p))
+			fault(d, idx, NODUS_EINVAL, path, "path: expected one file name of letters, "
+			      "digits, '.', '_' and '-' (at most 128 bytes, not '.' or '..'), got "
+			      "\"%.128s\"", p);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(str_or(json_string_value(json_object_get(json_array_get(sources, k),
+								     "path"))), p) == 0)
+				fault(d, idx, NODUS_EINVAL, path, "path: \"%s\" is given twice", p);
+	}
+	return d->count > before ? -1 : 0;
+}
+
+static int write_all(const char *path, const char *data, size_t len, nodus_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", path, strerror(errno));
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", path,
+					   strerror(errno));
+			close(fd);
+			return rc;
+		}
+		done += (size_t)w;
+	}
+	/* a batch's files must be whole before its plan is sealed over them */
+	if (fsync(fd) || close(fd))
+		return NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int nodus__serve_write_solution(const char *solution_json, const char *name, const char *dir,
+				nodus_error *err)
+{
+	json_t *sol = json_loads(solution_json, 0, NULL);
+	json_t *paths = json_array();
+	char path[1400];
+	int rc = 0;
+	if (!sol || !paths) {
+		rc = NODUS_ERR(err, NODUS_EINTERNAL, "serve: a stored solution does not parse");
+		goto out;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		rc = NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(sol, "sources"), i, e) {
+		const char *p = json_string_value(json_object_get(e, "path"));
+		const char *text = json_string_value(json_object_get(e, "content"));
+		if (!p || !text || !safe_file_name(p)) {
+			rc = NODUS_ERR(err, NODUS_EINTERNAL, "serve: a stored solution's source is "
+				       "not {path, content}");
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, p);
+		if ((rc = write_all(path, text, json_string_length(json_object_get(e, "content")),
+				    err)))
+			goto out;
+		json_array_append_new(paths, json_string(p));
+	}
+	json_object_set(sol, "sources", paths);
+	json_object_set_new(sol, "name", json_string(name));
+	char *text = json_dumps(sol, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!text) {
+		rc = NODUS_ERR(err, NODUS_ENOMEM, "serve: out of memory");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/solution.json", dir);
+	rc = write_all(path, text, strlen(text), err);
+	free(text);
+out:
+	json_decref(sol);
+	json_decref(paths);
+	return rc;
+}
+
+/* Runs the solution checker on sol (sources inline) in a scratch
+ * directory; its faults are moved under $.solution. */
+static int check_solution(nodus__serve *sv, json_t *sol, const char *want_task, int backend,
+			  const nodus__jsonpos *idx, nodus_diags *d)
+{
+	char dir[1200], *text = json_dumps(sol, JSON_COMPACT);
+	nodus_error err;
+	memset(&err, 0, sizeof(err));
+	snprintf(dir, sizeof(dir), "%s/tmp/check-XXXXXX", sv->files_dir);
+	if (!text)
+		return NODUS_ENOMEM;
+	if (!mkdtemp(dir)) {
+		free(text);
+		fault(d, NULL, NODUS_EIO, "", "serve: cannot make a scratch directory under %s/tmp: "
+		      "%s", sv->files_dir, strerror(errno));
+		return NODUS_EIO;
+	}
+	int rc = nodus__serve_write_solution(text, "candidate", dir, &err);
+	free(text);
+	if (rc) {
+		nodus_diags_push(d, &err);
+		nodus_remove_tree(dir);
+		return rc;
+	}
+	json_t *written = json_load_file(strcat(dir, "/solution.json"), 0, NULL);
+	dir[strlen(dir) - strlen("/solution.json")] = '\0';
+	nodus_solution s;
+	nodus_diags sd = NODUS_DIAGS_INIT;
+	memset(&s, 0, sizeof(s));
+	rc = written ? nodus_solution_from_json(written, "request", NULL, dir, &s, &sd)
+		     : NODUS_EINTERNAL;
+	for (size_t i = 0; i < sd.count; i++) {
+		char path[256];
+		const char *jp = sd.items[i].json_path;
+		snprintf(path, sizeof(path), "$.solution%s", jp[0] == '$' ? jp + 1 : "");
+		fault(d, idx, sd.items[i].code, path, "%s", sd.items[i].message);
+	}
+	if (!rc && strcmp(s.task_name, want_task) != 0)
+		rc = (fault(d, idx, NODUS_EINVAL, "$.solution.task", "expected \"%s\" (the "
+			    "workload's task), got \"%s\"", want_task, s.task_name), NODUS_EINVAL);
+	if (!rc && s.backend != backend)
+		rc = (fault(d, idx, NODUS_EINVAL, "$.solution.backend", "expected the base "
+			    "campaign's backend (%s)", backend == NODUS_BACKEND_CPU ? "cpu" : "cuda"),
+		      NODUS_EINVAL);
+	nodus_diags_release(&sd);
+	nodus_solution_release(&s);
+	json_decref(written);
+	nodus_remove_tree(dir);
+	return rc;
+}
+
+static const char *const sub_keys[] = {"campaign", "workload", "reference", "solution", "label",
+				       "idempotency_key"};
+
+/* The members of the submission object; fills out, faults to d. */
+static void read_members(nodus__serve *sv, json_t *doc, nodus__serve_sub *out,
+			 const nodus__serve_base **base, int *wl, const nodus__jsonpos *idx,
+			 nodus_diags *d)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(doc, key, v) {
+		int known = 0;
+		for (size_t i = 0; i < NODUS_ARRAY_SIZE(sub_keys); i++)
+			known |= strcmp(key, sub_keys[i]) == 0;
+		if (!known)
+			fault(d, idx, NODUS_EINVAL, "$", "unknown field \"%.64s\" (expected campaign, "
+			      "workload, reference, solution, label, idempotency_key)", key);
+	}
+	opt_str(doc, "campaign", out->campaign, sizeof(out->campaign), "$.campaign", idx, d);
+	opt_str(doc, "workload", out->workload, sizeof(out->workload), "$.workload", idx, d);
+	opt_str(doc, "reference", out->reference, sizeof(out->reference), "$.reference", idx, d);
+	opt_str(doc, "label", out->label, sizeof(out->label), "$.label", idx, d);
+	opt_str(doc, "idempotency_key", out->idem_key, sizeof(out->idem_key), "$.idempotency_key",
+		idx, d);
+	if (!out->campaign[0] && sv->n_bases == 1)
+		snprintf(out->campaign, sizeof(out->campaign), "%s", sv->bases[0].c->name);
+	*base = out->campaign[0] ? nodus__serve_find_base(sv, out->campaign) : NULL;
+	if (!*base) {
+		char names[512] = "";
+		for (int i = 0, len = 0; i < sv->n_bases && len < (int)sizeof(names); i++)
+			len += snprintf(names + len, sizeof(names) - (size_t)len, "%s\"%s\"",
+					i ? ", " : "", sv->bases[i].c->name);
+		fault(d, idx, NODUS_EINVAL, "$.campaign", "expected one of this server's campaigns "
+		      "(%s), got \"%s\"", names, out->campaign);
+		return;
+	}
+	const nodus_campaign *c = (*base)->c;
+	if (!out->workload[0] || (*wl = nodus_campaign_find_workload(c, out->workload)) < 0) {
+		fault(d, idx, NODUS_EINVAL, "$.workload", "expected a workload of campaign \"%s\", "
+		      "got \"%s\"", c->name, out->workload);
+		return;
+	}
+	if (!out->reference[0])
+		for (int p = 0; p < c->n_pairs && !out->reference[0]; p++)
+			if (c->pairs[p].workload == *wl)
+				snprintf(out->reference, sizeof(out->reference), "%s",
+					 c->solutions[c->pairs[p].reference].name);
+	int r = out->reference[0] ? nodus_campaign_find_solution(c, out->reference) : -1;
+	if (r < 0 || strcmp(c->solutions[r].task_name, c->tasks[c->workloads[*wl].task].name))
+		fault(d, idx, NODUS_EINVAL, "$.reference", "expected a solution of campaign \"%s\" "
+		      "for task \"%s\" (none given: the reference of the campaign's first pair on "
+		      "the workload), got \"%s\"", c->name, c->tasks[c->workloads[*wl].task].name,
+		      out->reference);
+}
+
+int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
+			   nodus__serve_sub *out, nodus_diags *diags)
+{
+	memset(out, 0, sizeof(*out));
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		nodus_error e;
+		memset(&e, 0, sizeof(e));
+		e.code = NODUS_EPARSE;
+		snprintf(e.file, sizeof(e.file), "request");
+		e.line = je.line;
+		e.column = je.column;
+		snprintf(e.message, sizeof(e.message), "%s (at byte %d)", je.text, je.position);
+		nodus_diags_push(diags, &e);
+		return NODUS_EPARSE;
+	}
+	nodus__jsonpos *idx = NULL;
+	nodus__jsonpos_build(body, len, &idx); /* positions only; NULL leaves them out */
+	const nodus__serve_base *base = NULL;
+	int wl = -1, rc = 0;
+	size_t before = diags->count;
+	if (!json_is_object(doc)) {
+		fault(diags, idx, NODUS_EINVAL, "$", "expected a submission object");
+		goto out;
+	}
+	read_members(sv, doc, out, &base, &wl, idx, diags);
+	json_t *sol = json_object_get(doc, "solution");
+	if (!json_is_object(sol)) {
+		fault(diags, idx, NODUS_EINVAL, "$.solution", "expected a solution object (the JSON "
+		      "a solution file holds, its sources inline)");
+		goto out;
+	}
+	if (check_sources(json_object_get(sol, "sources"), idx, diags) || !base || wl < 0 ||
+	    diags->count > before)
+		goto out;
+	/* name and task may be left out: the batch names the candidate, and
+	 * its task is the workload's */
+	sol = json_deep_copy(sol);
+	const char *task = base->c->tasks[base->c->workloads[wl].task].name;
+	if (!json_object_get(sol, "name"))
+		json_object_set_new(sol, "name", json_string("candidate"));
+	if (!json_object_get(sol, "task"))
+		json_object_set_new(sol, "task", json_string(task));
+	rc = check_solution(sv, sol, task, base->c->target.backend, idx, diags);
+	if (!rc && diags->count == before) {
+		json_object_del(sol, "name");
+		out->solution_json = json_dumps(sol, JSON_COMPACT | JSON_SORT_KEYS);
+		if (!out->solution_json)
+			rc = NODUS_ENOMEM;
+	}
+	json_decref(sol);
+out:
+	nodus__jsonpos_free(idx);
+	json_decref(doc);
+	if (!rc && diags->count > before)
+		rc = NODUS_EINVAL;
+	return rc;
+}
+
+void nodus__serve_sub_release(nodus__serve_sub *s)
+{
+	free(s->solution_json);
+	s->solution_json = NULL;
+}
