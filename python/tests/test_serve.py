@@ -106,14 +106,15 @@ def report_outcomes(nodus_bin, db, digest):
 
 
 def half_run_batch(db):
-    """A sealed batch whose plan has some records but not all: a batch in the middle of its run."""
+    """A sealed batch whose plan has some records but not all (a batch in the middle of its run),
+    once another batch is done: the store then holds done, batched and queued submissions."""
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
             rows = con.execute("SELECT b.id, b.plan_digest, (SELECT COUNT(*) FROM serve_submissions s WHERE "
                                "s.batch_id = b.id), (SELECT COUNT(*) FROM records r WHERE r.plan_digest = "
-                               "b.plan_digest AND r.final = 1) FROM serve_batches b WHERE b.state = 'sealed'"
-                               ).fetchall()
+                               "b.plan_digest AND r.final = 1) FROM serve_batches b WHERE b.state = 'sealed' "
+                               "AND EXISTS (SELECT 1 FROM serve_batches WHERE state = 'done')").fetchall()
         finally:
             con.close()
     except sqlite3.Error:
@@ -130,7 +131,8 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
     t0 = time.monotonic()
     srv = Server(nodus_bin, db, campaign, "--batch-max", "50", "--batch-wait-ms", "100")
     client = nodus.Client(srv.url, retry_for=600)
-    kinds = [list(KINDS)[i % 3] for i in range(N)]
+    # a wrong candidate fails its first trial (about 0.1 s); a timed one takes about 0.5 s
+    kinds = [("fast", "slow", "wrong", "wrong")[i % 4] for i in range(N)]
     ids = [None] * N
     resent = {}
 
@@ -190,6 +192,7 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
                            "AND r.final = 1) FROM serve_submissions s").fetchall()
     assert all(n == 1 for _, n in per_pair), [x for x in per_pair if x[1] != 1][:5]
     killed_subs = [r for r in rows if r[4] == killed[0]]
+    before_kill = {r[0] for r in rows if r[4] is not None and r[4] < killed[0]}
     con.close()
 
     # the stream yielded each once
@@ -218,7 +221,7 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
         cli = report_outcomes(nodus_bin, fresh, digests[bid])
         mine = {pair: by_id[s].outcome for s, _, _, pair, b in rows if b == bid}
         assert mine and {p: cli[p].outcome for p in mine} == mine
-    assert killed_subs, "the killed batch had submissions"
+    assert killed_subs and before_kill, "the killed batch and one before it had submissions"
     print(f"\n{N} submissions, 8 clients, killed at {killed_at - t0:.0f} s: {elapsed:.0f} s in all")
 
 

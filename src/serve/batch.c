@@ -309,7 +309,7 @@ static void plan_facts(const nodus__sq_batch *b, double *price, char *baseline, 
 /* Runs b's plan to the end (`nodus run --resume`), then takes its results. */
 static int run_batch(nodus__serve *sv, sqlite3 *db, const nodus__sq_batch *b, nodus_error *err)
 {
-	char logp[1400], why[2048];
+	char logp[1400], why[4096];
 	snprintf(logp, sizeof(logp), "%s.run-%d.log", b->plan_path, b->run_failures + 1);
 	int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
