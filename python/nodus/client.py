@@ -153,9 +153,10 @@ class Client:
         return doc
 
     # ---- submitting ----
-    def submit(self, solution: Mapping[str, Any], workload: str, reference: Optional[str] = None, *,
+    def submit(self, solution: Optional[Mapping[str, Any]], workload: str, reference: Optional[str] = None, *,
                campaign: Optional[str] = None, label: Optional[str] = None,
-               idempotency_key: Optional[str] = None) -> int:
+               idempotency_key: Optional[str] = None, kernelbench: Optional[str] = None,
+               kernelbench_path: str = "candidate.py") -> int:
         """Submits one candidate; returns its id once the server has stored it.
 
         ``solution``: the JSON a solution file holds with its sources inline
@@ -163,9 +164,15 @@ class Client:
         ``task`` may be left out. ``workload`` and ``reference`` name those of the base campaign
         (``campaign``, optional when the server has one). ``idempotency_key``: a submission
         sent again with the same key gets the same id (one is made when none is given, so the
-        retries here are safe). Raises ServeError for a refusal (400 with faults, 401, 409, 413)."""
-        doc = {"workload": workload, "solution": dict(solution),
-               "idempotency_key": idempotency_key or uuid.uuid4().hex}
+        retries here are safe). ``kernelbench``: instead of a solution, a KernelBench ``ModelNew``
+        module's source (``kernelbench_path`` its file name), judged against an imported
+        problem's reference. Raises ServeError for a refusal (400 with faults, 401, 409, 413)."""
+        doc = {"workload": workload, "idempotency_key": idempotency_key or uuid.uuid4().hex}
+        if kernelbench is not None:
+            # a KernelBench ModelNew source as it is (solution None)
+            doc["kernelbench"] = {"path": kernelbench_path, "content": kernelbench}
+        if solution is not None:
+            doc["solution"] = dict(solution)
         for k, v in (("reference", reference), ("campaign", campaign), ("label", label)):
             if v is not None:
                 doc[k] = v

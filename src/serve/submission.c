@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "import/kernelbench.h"
 #include "serve/serve-internal.h"
 
 static const char *str_or(const char *s)
@@ -248,8 +249,44 @@ static int check_solution(nodus__serve *sv, json_t *sol, const char *want_task, 
 	return rc;
 }
 
-static const char *const sub_keys[] = {"campaign", "workload", "reference", "solution", "label",
-				       "idempotency_key"};
+/* A KernelBench ModelNew source ({"path": NAME.py, "content": TEXT}) as
+ * the solution `nodus import kernelbench-candidate` makes of it: module
+ * style, entry ModelNew, the reference's python.init and python.params
+ * (the reference must be a python module solution, as an imported
+ * KernelBench problem's is). NULL, with a fault, when it cannot be. */
+static json_t *kb_solution(const nodus__serve_base *base, const char *reference, json_t *kb,
+			   const nodus__jsonpos *idx, nodus_diags *d)
+{
+	const nodus_campaign *c = base->c;
+	const char *path = json_string_value(json_object_get(kb, "path"));
+	json_t *content = json_object_get(kb, "content");
+	if (!json_is_object(kb) || json_object_size(kb) != 2 || !path || !json_is_string(content)) {
+		fault(d, idx, NODUS_EINVAL, "$.kernelbench", "expected {\"path\": FILE.py, "
+		      "\"content\": the ModelNew module's source} and no other member");
+		return NULL;
+	}
+	int r = nodus_campaign_find_solution(c, reference);
+	const nodus_solution *ref = r >= 0 ? &c->solutions[r] : NULL;
+	if (!ref || ref->language != NODUS_LANG_PYTHON || ref->py_style != NODUS_PY_MODULE) {
+		fault(d, idx, NODUS_EINVAL, "$.reference", "a kernelbench candidate needs a reference "
+		      "that is a python module solution (as `nodus import kernelbench` makes), got "
+		      "\"%s\"", reference);
+		return NULL;
+	}
+	json_t *py = json_object_get(ref->json, "python");
+	json_t *sol = nodus__kb_candidate("candidate", ref->task_name, path,
+					  json_object_get(py, "init"), json_object_get(py, "params"));
+	if (!sol)
+		return NULL;
+	json_object_set_new(sol, "backend", json_string(c->target.backend == NODUS_BACKEND_CPU
+								? "cpu" : "cuda"));
+	json_object_set_new(sol, "sources", json_pack("[{s:s, s:O}]", "path", path, "content",
+						      content));
+	return sol;
+}
+
+static const char *const sub_keys[] = {"campaign", "workload", "reference", "solution",
+				       "kernelbench", "label", "idempotency_key"};
 
 /* The members of the submission object; fills out, faults to d. */
 static void read_members(nodus__serve *sv, json_t *doc, nodus__serve_sub *out,
@@ -264,7 +301,8 @@ static void read_members(nodus__serve *sv, json_t *doc, nodus__serve_sub *out,
 			known |= strcmp(key, sub_keys[i]) == 0;
 		if (!known)
 			fault(d, idx, NODUS_EINVAL, "$", "unknown field \"%.64s\" (expected campaign, "
-			      "workload, reference, solution, label, idempotency_key)", key);
+			      "workload, reference, solution or kernelbench, label, idempotency_key)",
+			      key);
 	}
 	opt_str(doc, "campaign", out->campaign, sizeof(out->campaign), "$.campaign", idx, d);
 	opt_str(doc, "workload", out->workload, sizeof(out->workload), "$.workload", idx, d);
@@ -323,6 +361,7 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 	nodus__jsonpos *idx = NULL;
 	nodus__jsonpos_build(body, len, &idx); /* positions only; NULL leaves them out */
 	const nodus__serve_base *base = NULL;
+	json_t *made = NULL; /* the solution made of a kernelbench source */
 	int wl = -1, rc = 0;
 	size_t before = diags->count;
 	if (!json_is_object(doc)) {
@@ -330,7 +369,19 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 		goto out;
 	}
 	read_members(sv, doc, out, &base, &wl, idx, diags);
-	json_t *sol = json_object_get(doc, "solution");
+	json_t *sol = json_object_get(doc, "solution"), *kb = json_object_get(doc, "kernelbench");
+	if (sol && kb) {
+		fault(diags, idx, NODUS_EINVAL, "$.kernelbench", "give solution or kernelbench, "
+		      "not both");
+		goto out;
+	}
+	if (kb) {
+		if (!base || wl < 0 || diags->count > before)
+			goto out;
+		if (!(made = kb_solution(base, out->reference, kb, idx, diags)))
+			goto out;
+		sol = made;
+	}
 	if (!json_is_object(sol)) {
 		fault(diags, idx, NODUS_EINVAL, "$.solution", "expected a solution object (the JSON "
 		      "a solution file holds, its sources inline)");
@@ -347,6 +398,8 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 		json_object_set_new(sol, "name", json_string("candidate"));
 	if (!json_object_get(sol, "task"))
 		json_object_set_new(sol, "task", json_string(task));
+	json_decref(made);
+	made = NULL;
 	rc = check_solution(sv, sol, task, base->c->target.backend, idx, diags);
 	if (!rc && diags->count == before) {
 		json_object_del(sol, "name");
@@ -356,6 +409,7 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 	}
 	json_decref(sol);
 out:
+	json_decref(made);
 	nodus__jsonpos_free(idx);
 	json_decref(doc);
 	if (!rc && diags->count > before)

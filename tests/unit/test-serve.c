@@ -11,7 +11,8 @@
  *   2.x submission.c: bad JSON is a parse fault with line and column; an
  *       unknown field, a workload the campaign lacks, a source path that
  *       leaves its directory and a solution fault are reported with their
- *       JSON paths; a valid one comes back without its name, task filled.
+ *       JSON paths; a valid one comes back without its name, task filled;
+ *       a KernelBench ModelNew source becomes a module-style candidate.
  * ------------------------------------------------------------------------ */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -287,6 +288,48 @@ static void test_parse(void **state)
 	assert_non_null(strstr(s.solution_json, "\"task\":\"vector_poly\""));
 	nodus__serve_sub_release(&s);
 	nodus_diags_release(&d);
+
+	/* 2.6 a KernelBench source needs a python module reference; not with a solution */
+	assert_int_equal(parse(sv, "{\"workload\": \"vector_poly_16384\", \"kernelbench\": "
+			       "{\"path\": \"c.py\", \"content\": \"\"}}", &d, &s), NODUS_EINVAL);
+	assert_true(has_path(&d, "$.reference"));
+	nodus__serve_sub_release(&s);
+	nodus_diags_release(&d);
+	assert_int_equal(parse(sv, "{\"workload\": \"vector_poly_16384\", \"kernelbench\": "
+			       "{\"path\": \"c.py\", \"content\": \"\"}, \"solution\": " SOL_OK "}",
+			       &d, &s), NODUS_EINVAL);
+	assert_true(has_path(&d, "$.kernelbench"));
+	nodus__serve_sub_release(&s);
+	nodus_diags_release(&d);
+	serve_free(sv);
+}
+
+/* 2.7 a KernelBench ModelNew source becomes the module-style candidate
+ * `nodus import kernelbench-candidate` makes, with the reference's params */
+static void test_parse_kernelbench(void **state)
+{
+	fixture *f = *state;
+	nodus__serve *sv = serve_new(f->dir);
+	nodus_diags d = NODUS_DIAGS_INIT;
+	nodus__serve_sub s;
+	char path[1024];
+	nodus_campaign_free(sv->bases[0].c);
+	snprintf(path, sizeof(path), "%s/suites/torch/kernelbench/campaign.json", NODUS_SOURCE_DIR);
+	assert_int_equal(nodus_campaign_load(path, &sv->bases[0].c, &d), 0);
+	assert_int_equal(parse(sv, "{\"workload\": \"softmax_eager\", \"kernelbench\": {\"path\": "
+			       "\"c.py\", \"content\": \"class ModelNew: pass\\n\"}}", &d, &s), 0);
+	assert_int_equal(d.count, 0);
+	json_t *sol = json_loads(s.solution_json, 0, NULL);
+	assert_non_null(sol);
+	assert_string_equal(json_string_value(json_object_get(sol, "entry")), "ModelNew");
+	assert_string_equal(json_string_value(json_object_get(sol, "language")), "python");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sol, "python"),
+							      "style")), "module");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+				    json_object_get(sol, "sources"), 0), "path")), "c.py");
+	json_decref(sol);
+	nodus__serve_sub_release(&s);
+	nodus_diags_release(&d);
 	serve_free(sv);
 }
 
@@ -297,6 +340,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batch_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_finish, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_kernelbench, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
