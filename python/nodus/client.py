@@ -57,22 +57,32 @@ class Evaluation:
     seq: Optional[int] = None
     cost: Optional[Dict[str, Any]] = None
     error: Optional[str] = None
+    pairs: Dict[str, Dict[str, Result]] = field(default_factory=dict)
     raw: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @staticmethod
+    def _results(pair: str, conds: Mapping[str, Any], reference: Optional[str]) -> Dict[str, Result]:
+        out = {}
+        for cond, o in (conds or {}).items():
+            iv = o.get("interval") or (None, None)
+            out[cond] = Result(pair, cond, o["status"], label=o.get("label"), verdict=o.get("verdict"),
+                               estimate=o.get("speedup"), lo=iv[0], hi=iv[1], message=o.get("message"),
+                               guard=o.get("guard"), attempt=o.get("attempt"), reference=reference)
+        return out
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> "Evaluation":
+        """From the server's JSON; a whole campaign's has ``pairs`` (pair -> condition ->
+        Result) and no single ``result``."""
         res = doc.get("result") or {}
-        results = {}
-        for cond, o in (res.get("conditions") or {}).items():
-            iv = o.get("interval") or (None, None)
-            results[cond] = Result(doc.get("pair") or "", cond, o["status"], label=o.get("label"),
-                                   verdict=o.get("verdict"), estimate=o.get("speedup"), lo=iv[0], hi=iv[1],
-                                   message=o.get("message"), guard=o.get("guard"), attempt=o.get("attempt"),
-                                   reference=doc.get("reference"))
+        results = cls._results(doc.get("pair") or "", res.get("conditions"), doc.get("reference"))
+        pairs = {p: cls._results(p, o.get("conditions"), p.rsplit("/", 1)[-1])
+                 for p, o in (res.get("pairs") or {}).items()}
         base = res.get("baseline")
         return cls(id=doc["id"], state=doc["state"], outcome=res.get("outcome"), result=results.get(base),
                    results=results, label=doc.get("label"), seq=doc.get("seq"), cost=res.get("cost"),
-                   error=res.get("message") if doc["state"] == "failed" else None, raw=dict(doc))
+                   error=res.get("message") if doc["state"] == "failed" else None, pairs=pairs,
+                   raw=dict(doc))
 
 
 def solution_from_file(path: str) -> Dict[str, Any]:
@@ -87,6 +97,36 @@ def solution_from_file(path: str) -> Dict[str, Any]:
     sol["sources"] = srcs
     sol.pop("name", None)
     return sol
+
+
+def campaign_files(path: str) -> Dict[str, str]:
+    """A campaign file and every file it names (tasks, workloads, solutions and their sources),
+    path relative to the campaign's directory -> text, as a whole-campaign submission carries
+    them. Every file must lie in the campaign's directory tree."""
+    root = os.path.dirname(os.path.abspath(path))
+    out: Dict[str, str] = {}
+
+    def add(p: str) -> str:
+        full = os.path.normpath(os.path.join(root, p)) if not os.path.isabs(p) else p
+        rel = os.path.relpath(full, root)
+        if rel.startswith(".."):
+            raise ValueError(f"{p!r} is outside the campaign's directory {root}")
+        with open(full) as f:
+            out[rel] = f.read()
+        return full
+
+    with open(path) as f:
+        doc = json.load(f)
+    out["campaign.json"] = json.dumps(doc)
+    for p in doc.get("tasks", []) + doc.get("workloads", []):
+        add(p)
+    for p in doc.get("solutions", []):
+        full = add(p)
+        with open(full) as f:
+            sol = json.load(f)
+        for src in sol.get("sources", []):
+            add(os.path.relpath(os.path.join(os.path.dirname(full), src), root))
+    return out
 
 
 class _UnixHTTPConnection(http.client.HTTPConnection):
@@ -176,6 +216,20 @@ class Client:
         for k, v in (("reference", reference), ("campaign", campaign), ("label", label)):
             if v is not None:
                 doc[k] = v
+        return self._post(doc)
+
+    def submit_campaign(self, campaign: Any, *, label: Optional[str] = None,
+                        idempotency_key: Optional[str] = None) -> int:
+        """Submits a whole campaign: ``campaign`` is a campaign file's path (its files are read
+        with ``campaign_files``) or such a mapping of path -> text. It is judged as the server's
+        ``nodus plan`` and ``nodus run`` would judge it; its Evaluation has ``pairs``."""
+        files = campaign_files(campaign) if isinstance(campaign, (str, os.PathLike)) else dict(campaign)
+        doc = {"campaign_files": files, "idempotency_key": idempotency_key or uuid.uuid4().hex}
+        if label is not None:
+            doc["label"] = label
+        return self._post(doc)
+
+    def _post(self, doc: Mapping[str, Any]) -> int:
         body = json.dumps(doc).encode()
         deadline = time.monotonic() + self.retry_for
         while True:

@@ -361,3 +361,43 @@ def test_kernelbench_candidate(nodus_src, nodus_bin, tmp_path):
         assert e.state == "done" and e.outcome in ("FASTER", "NOT_ISOLATED"), e.raw
     finally:
         srv.kill()
+
+
+def test_whole_campaign(base, nodus_bin, tmp_path):
+    # a whole campaign sent with its files: judged as one plan, every pair in its result, the
+    # same outcomes `nodus report` gives of that plan; a campaign naming a file it did not send
+    # is refused
+    campaign, _ = base
+    d = campaign.parent
+    c = json.loads(campaign.read_text())
+    small = dict(c, name="whole", tasks=["tasks/vector_poly.json"], workloads=["workloads/vector_poly_4096.json"],
+                 solutions=[f"solutions/vector_poly/vector_poly_{k}.json" for k in ("ref", "fast", "wrong")],
+                 pairs=[{"workload": "vector_poly_4096", "candidate": f"vector_poly_{k}", "reference": "vector_poly_ref"}
+                        for k in ("fast", "wrong")])
+    (d / "whole.json").write_text(json.dumps(small))
+    srv = Server(nodus_bin, tmp_path / "w.db", campaign)
+    try:
+        cl = nodus.Client(srv.url)
+        files = nodus.campaign_files(str(d / "whole.json"))
+        assert "solutions/vector_poly/vector_poly_fast.c" in files
+        sub = cl.submit_campaign(files, label="whole")
+        [e] = cl.wait([sub], timeout=300)
+        assert e.state == "done" and e.raw["kind"] == "campaign", e.raw
+        got = {p: r["isolated"].outcome for p, r in e.pairs.items()}
+        assert got == {"vector_poly_4096/vector_poly_fast/vector_poly_ref": "FASTER",
+                       "vector_poly_4096/vector_poly_wrong/vector_poly_ref": "INCORRECT_NUMERICAL"}
+        cli = report_outcomes(nodus_bin, tmp_path / "w.db", e.raw["plan_digest"])
+        assert {p: r.outcome for p, r in cli.items()} == got
+        assert e.cost["attempts"] == 2
+        # a file left out: the fault names it, where the campaign names it
+        del files["tasks/vector_poly.json"]
+        with pytest.raises(nodus.ServeError) as x:
+            cl.submit_campaign(files)
+        assert x.value.status == 400 and any("campaign_files/campaign.json" in f["text"] for f in x.value.faults), \
+            x.value.faults
+        # a path that leaves the tree
+        with pytest.raises(nodus.ServeError) as x:
+            cl.submit_campaign({"campaign.json": "{}", "../x.json": "{}"})
+        assert x.value.status == 400 and "../x.json" in str(x.value)
+    finally:
+        srv.kill()

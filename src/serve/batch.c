@@ -60,19 +60,16 @@ static void logf_(nodus__serve *sv, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Makes dir, whose content fill() writes, appear whole or not at all: it
- * is filled under a temporary name and renamed; an existing dir is left
- * as it is (same name, same content). */
-typedef int (*fill_fn)(const char *dir, void *ctx, nodus_error *err);
-static int publish_dir(const char *dir, fill_fn fill, void *ctx, nodus_error *err)
+int nodus__serve_publish_dir(const char *dir, nodus__serve_fill_fn fill, void *ctx,
+			     nodus_error *err)
 {
 	struct stat st;
-	char tmp[1300];
+	char tmp[1500];
 	if (stat(dir, &st) == 0)
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
-	nodus_remove_tree(tmp); /* a killed server's leftover */
-	if (mkdir(tmp, 0755))
+	/* unique: an HTTP thread and the batcher may publish the same one */
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
+	if (!mkdtemp(tmp) || chmod(tmp, 0755))
 		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", tmp, strerror(errno));
 	int rc = fill(tmp, ctx, err);
 	if (!rc && rename(tmp, dir) && errno != EEXIST && errno != ENOTEMPTY)
@@ -105,6 +102,14 @@ static int fill_campaign(const char *dir, void *ctx, nodus_error *err)
 	bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	return bad ? NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", path, strerror(errno)) : 0;
+}
+
+static int fill_nothing(const char *dir, void *ctx, nodus_error *err)
+{
+	(void)dir;
+	(void)ctx;
+	(void)err;
+	return 0;
 }
 
 /* Adds path to arr unless it is there. */
@@ -161,7 +166,7 @@ static int batch_campaign(nodus__serve *sv, const nodus__serve_base *base,
 		nodus_buf_release(&key);
 		snprintf(dir, sizeof(dir), "%s/cand/%s", sv->files_dir, sha);
 		cand_ctx cc = {subs[i].solution_json, name};
-		if ((rc = publish_dir(dir, fill_cand, &cc, err)))
+		if ((rc = nodus__serve_publish_dir(dir, fill_cand, &cc, err)))
 			goto out;
 		int r = nodus_campaign_find_solution(c, subs[i].reference);
 		if (r < 0) {
@@ -213,7 +218,8 @@ static void diags_text(const nodus_diags *d, char *out, size_t size)
 static int seal_batch(nodus__serve *sv, sqlite3 *db, const nodus__sq_sub *subs, int n,
 		      int *sealed, nodus_error *err)
 {
-	const nodus__serve_base *base = nodus__serve_find_base(sv, subs[0].campaign);
+	const nodus__serve_base *base = subs[0].upload_path ? NULL
+				      : nodus__serve_find_base(sv, subs[0].campaign);
 	char (*pair_ids)[NODUS_PAIR_ID_MAX] = calloc((size_t)n, sizeof(*pair_ids));
 	char dir[1300], plan[1400], digest[NODUS_SHA256_HEX], sha[NODUS_SHA256_HEX], why[4096];
 	char *text = NULL;
@@ -223,21 +229,34 @@ static int seal_batch(nodus__serve *sv, sqlite3 *db, const nodus__sq_sub *subs, 
 	*sealed = 0;
 	if (!pair_ids)
 		return NODUS_ERR(err, NODUS_ENOMEM, "serve: out of memory");
-	if (!base) {
+	if (!base && !subs[0].upload_path) {
 		/* the server was restarted without that campaign */
 		snprintf(why, sizeof(why), "campaign \"%s\" is not served any more (restart nodus "
 			 "serve with --campaign naming it)", subs[0].campaign);
 		rc = nodus__sq_fail_subs(db, subs, n, why, &last, err);
 		goto out;
 	}
-	if ((rc = batch_campaign(sv, base, subs, n, pair_ids, &text, err)))
-		goto out;
-	nodus_sha256_hex(text, strlen(text), sha);
-	snprintf(dir, sizeof(dir), "%s/batch/%s", sv->files_dir, sha);
-	if ((rc = publish_dir(dir, fill_campaign, text, err)))
-		goto out;
-	snprintf(plan, sizeof(plan), "%s/plan.json", dir);
-	strcat(dir, "/campaign.json");
+	if (subs[0].upload_path) {
+		/* a whole campaign: its plan beside its files would write into a
+		 * finished directory, so it goes into a batch directory of its own */
+		nodus_sha256_hex(subs[0].upload_path, strlen(subs[0].upload_path), sha);
+		snprintf(dir, sizeof(dir), "%s/batch/%s", sv->files_dir, sha);
+		if ((rc = nodus__serve_publish_dir(dir, fill_nothing, NULL, err)))
+			goto out;
+		snprintf(plan, sizeof(plan), "%s/plan.json", dir);
+		snprintf(dir, sizeof(dir), "%s", subs[0].upload_path);
+		free(pair_ids);
+		pair_ids = NULL;
+	} else {
+		if ((rc = batch_campaign(sv, base, subs, n, pair_ids, &text, err)))
+			goto out;
+		nodus_sha256_hex(text, strlen(text), sha);
+		snprintf(dir, sizeof(dir), "%s/batch/%s", sv->files_dir, sha);
+		if ((rc = nodus__serve_publish_dir(dir, fill_campaign, text, err)))
+			goto out;
+		snprintf(plan, sizeof(plan), "%s/plan.json", dir);
+		strcat(dir, "/campaign.json");
+	}
 	json_t *old = json_load_file(plan, 0, NULL); /* sealed before a kill: never resealed */
 	const char *d = json_string_value(json_object_get(old, "digest"));
 	if (d)

@@ -165,7 +165,8 @@ static enum MHD_Result post_submission(nodus__serve *sv, struct MHD_Connection *
 	int outcome = 0;
 	pthread_mutex_lock(&sv->db_lock);
 	rc = nodus__sq_submit(sv->db, sub.idem_key, sha, sub.campaign, sub.workload, sub.reference,
-			      sub.label, sub.solution_json, sv->o.queue_max, &id, &outcome, &err);
+			      sub.label, sub.solution_json, sub.upload_path[0] ? sub.upload_path : NULL,
+			      sv->o.queue_max, &id, &outcome, &err);
 	pthread_mutex_unlock(&sv->db_lock);
 	if (rc) {
 		ret = reply_nodus_error(conn, &err);

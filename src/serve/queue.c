@@ -114,22 +114,26 @@ static int count_open(sqlite3 *db, int64_t *n, nodus_error *err)
 
 static int insert_sub(sqlite3 *db, const char *key, const char *sha, const char *campaign,
 		      const char *workload, const char *reference, const char *label,
-		      const char *solution_json, int64_t *id, nodus_error *err)
+		      const char *solution_json, const char *upload_path, int64_t *id,
+		      nodus_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = prep(db, "INSERT INTO serve_submissions (idem_key, body_sha256, campaign, workload, "
-			  "reference, label, solution_json, state, submitted_at) "
-			  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8)", &st, err);
+	int rc = prep(db, "INSERT INTO serve_submissions (idem_key, body_sha256, kind, campaign, "
+			  "workload, reference, label, solution_json, upload_path, state, submitted_at) "
+			  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10)", &st, err);
 	if (rc)
 		return rc;
+	int whole = upload_path != NULL;
 	bind_text_or_null(st, 1, key);
 	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, campaign, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, workload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, reference, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(st, 6, label);
-	sqlite3_bind_text(st, 7, solution_json, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 8, nodus_wall_time_s());
+	sqlite3_bind_text(st, 3, whole ? "campaign" : "candidate", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, campaign, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 5, whole ? NULL : workload);
+	bind_text_or_null(st, 6, whole ? NULL : reference);
+	bind_text_or_null(st, 7, label);
+	bind_text_or_null(st, 8, whole ? NULL : solution_json);
+	bind_text_or_null(st, 9, upload_path);
+	sqlite3_bind_double(st, 10, nodus_wall_time_s());
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(db, err, "storing a submission");
 	else
@@ -140,8 +144,8 @@ static int insert_sub(sqlite3 *db, const char *key, const char *sha, const char 
 
 int nodus__sq_submit(sqlite3 *db, const char *idem_key, const char *body_sha,
 		     const char *campaign, const char *workload, const char *reference,
-		     const char *label, const char *solution_json, int queue_max,
-		     int64_t *id, int *outcome, nodus_error *err)
+		     const char *label, const char *solution_json, const char *upload_path,
+		     int queue_max, int64_t *id, int *outcome, nodus_error *err)
 {
 	/* IMMEDIATE: the key look-up, the count and the insert see one state,
 	 * so two retries of one POST racing each other insert once */
@@ -164,7 +168,7 @@ int nodus__sq_submit(sqlite3 *db, const char *idem_key, const char *body_sha,
 		goto out;
 	}
 	if ((rc = insert_sub(db, idem_key, body_sha, campaign, workload, reference, label,
-			     solution_json, id, err)))
+			     solution_json, upload_path, id, err)))
 		goto out;
 	*outcome = NODUS__SQ_NEW;
 	/* the commit is the acknowledgement's precondition */
@@ -179,8 +183,10 @@ out:
 
 void nodus__sq_subs_free(nodus__sq_sub *subs, int n)
 {
-	for (int i = 0; subs && i < n; i++)
+	for (int i = 0; subs && i < n; i++) {
 		free(subs[i].solution_json);
+		free(subs[i].upload_path);
+	}
 	free(subs);
 }
 
@@ -190,19 +196,47 @@ static void copy_col(char *dst, size_t size, sqlite3_stmt *st, int col)
 	snprintf(dst, size, "%s", t ? (const char *)t : "");
 }
 
+/* 1 when the oldest queued submission is a whole campaign (0: a candidate
+ * or none). */
+static int oldest_is_campaign(sqlite3 *db, int *yes, nodus_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = prep(db, "SELECT kind = 'campaign' FROM serve_submissions WHERE state = 'queued' "
+			  "ORDER BY id LIMIT 1", &st, err);
+	if (rc)
+		return rc;
+	int s = sqlite3_step(st);
+	*yes = s == SQLITE_ROW && sqlite3_column_int(st, 0);
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		rc = db_fail(db, err, "reading the queue");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int nodus__sq_take_queued(sqlite3 *db, int max, nodus__sq_sub **subs, int *n, nodus_error *err)
 {
 	sqlite3_stmt *st;
+	int whole = 0;
 	*subs = NULL;
 	*n = 0;
-	/* one base campaign per batch: the oldest queued submission's */
-	int rc = prep(db, "SELECT id, campaign, workload, reference, solution_json "
-			  "FROM serve_submissions WHERE state = 'queued' AND campaign = "
-			  "(SELECT campaign FROM serve_submissions WHERE state = 'queued' "
-			  "ORDER BY id LIMIT 1) ORDER BY id LIMIT ?1", &st, err);
+	int rc = oldest_is_campaign(db, &whole, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int(st, 1, max);
+	/* a whole campaign is a batch alone; candidates go in batches of one
+	 * base campaign, the oldest queued candidate's */
+	rc = prep(db, whole ? "SELECT id, campaign, workload, reference, solution_json, upload_path "
+			      "FROM serve_submissions WHERE state = 'queued' ORDER BY id LIMIT 1"
+			    : "SELECT id, campaign, workload, reference, solution_json, upload_path "
+			      "FROM serve_submissions WHERE state = 'queued' AND kind = 'candidate' "
+			      "AND campaign = (SELECT campaign FROM serve_submissions WHERE state = "
+			      "'queued' AND kind = 'candidate' ORDER BY id LIMIT 1) ORDER BY id LIMIT ?1",
+		  &st, err);
+	if (rc)
+		return rc;
+	if (whole)
+		max = 1;
+	else
+		sqlite3_bind_int(st, 1, max);
 	nodus__sq_sub *v = calloc((size_t)max, sizeof(*v));
 	if (!v) {
 		sqlite3_finalize(st);
@@ -214,8 +248,10 @@ int nodus__sq_take_queued(sqlite3 *db, int max, nodus__sq_sub **subs, int *n, no
 		copy_col(v[k].campaign, sizeof(v[k].campaign), st, 1);
 		copy_col(v[k].workload, sizeof(v[k].workload), st, 2);
 		copy_col(v[k].reference, sizeof(v[k].reference), st, 3);
-		v[k].solution_json = strdup((const char *)sqlite3_column_text(st, 4));
-		if (!v[k].solution_json) {
+		const unsigned char *sol = sqlite3_column_text(st, 4), *up = sqlite3_column_text(st, 5);
+		v[k].solution_json = sol ? strdup((const char *)sol) : NULL;
+		v[k].upload_path = up ? strdup((const char *)up) : NULL;
+		if (!(sol ? v[k].solution_json : v[k].upload_path)) {
 			rc = NODUS_ERR(err, NODUS_ENOMEM, "serve: out of memory taking a batch");
 			break;
 		}
@@ -268,7 +304,7 @@ int nodus__sq_seal(sqlite3 *db, const char *digest, const char *plan_path,
 	for (int i = 0; i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, *batch_id);
-		sqlite3_bind_text(st, 2, pair_ids[i], -1, SQLITE_TRANSIENT);
+		bind_text_or_null(st, 2, pair_ids ? pair_ids[i] : NULL);
 		sqlite3_bind_int64(st, 3, subs[i].id);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			rc = db_fail(db, err, "batching a submission");
@@ -489,6 +525,52 @@ static int result_of(sqlite3 *db, const char *digest, const char *pair, double p
 	return *text ? 0 : NODUS_ERR(err, NODUS_ENOMEM, "serve: out of memory");
 }
 
+/* A whole campaign's result: every pair of its plan as result_of gives one
+ * (without its own cost), and the cost of all. */
+static int campaign_result_of(sqlite3 *db, const char *digest, double price_usd_h,
+			      const char *baseline, char **text, nodus_error *err)
+{
+	sqlite3_stmt *st;
+	json_t *pairs = json_object();
+	double dev = 0, wall = 0;
+	int attempts = 0;
+	int rc = prep(db, "SELECT pair_id FROM pairs WHERE plan_digest = ?1 ORDER BY rowid", &st, err);
+	if (rc) {
+		json_decref(pairs);
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, digest, -1, SQLITE_TRANSIENT);
+	int s;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *pair = (const char *)sqlite3_column_text(st, 0);
+		char *one = NULL;
+		if ((rc = result_of(db, digest, pair, price_usd_h, baseline, &one, err)))
+			break;
+		json_t *o = json_loads(one, 0, NULL);
+		free(one);
+		json_t *cost = json_object_get(o, "cost");
+		attempts += (int)json_integer_value(json_object_get(cost, "attempts"));
+		dev += json_number_value(json_object_get(cost, "device_s"));
+		wall += json_number_value(json_object_get(cost, "wall_s"));
+		json_object_del(o, "baseline");
+		json_object_set_new(pairs, pair, o);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, err, "reading a plan's pairs");
+	sqlite3_finalize(st);
+	if (rc) {
+		json_decref(pairs);
+		return rc;
+	}
+	json_t *res = json_pack("{s:o, s:s, s:{s:i, s:f, s:f, s:o}}", "pairs", pairs, "baseline",
+				baseline, "cost", "attempts", attempts, "device_s", dev, "wall_s", wall,
+				"usd", isfinite(price_usd_h) ? json_real(dev * price_usd_h / 3600.0)
+							     : json_null());
+	*text = res ? json_dumps(res, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(res);
+	return *text ? 0 : NODUS_ERR(err, NODUS_ENOMEM, "serve: out of memory");
+}
+
 static int set_batch_state(sqlite3 *db, int64_t id, const char *state, const char *message,
 			   int failures, nodus_error *err)
 {
@@ -524,9 +606,10 @@ static int end_batch_subs(sqlite3 *db, const nodus__sq_batch *b, double price_us
 	int s;
 	while (!rc && (s = sqlite3_step(sel)) == SQLITE_ROW) {
 		char *text = NULL;
+		const char *pair = (const char *)sqlite3_column_text(sel, 1);
 		if (!fail_text)
-			rc = result_of(db, b->digest, (const char *)sqlite3_column_text(sel, 1),
-				       price_usd_h, baseline, &text, err);
+			rc = pair ? result_of(db, b->digest, pair, price_usd_h, baseline, &text, err)
+				  : campaign_result_of(db, b->digest, price_usd_h, baseline, &text, err);
 		if (!rc)
 			rc = end_sub(db, upd, sqlite3_column_int64(sel, 0),
 				     fail_text ? "failed" : "done", fail_text ? fail_text : text,
@@ -588,7 +671,8 @@ done:
 
 #define SUB_COLS                                                                              \
 	"SELECT s.id, s.state, s.label, s.campaign, s.workload, s.reference, s.pair_id, "      \
-	"b.plan_digest, s.result_json, s.done_seq, s.submitted_at, s.done_at, s.batch_id "    \
+	"b.plan_digest, s.result_json, s.done_seq, s.submitted_at, s.done_at, s.batch_id, "   \
+	"s.kind "                                                                             \
 	"FROM serve_submissions s LEFT JOIN serve_batches b ON b.id = s.batch_id "
 
 static json_t *sub_of(sqlite3_stmt *st)
@@ -600,9 +684,10 @@ static json_t *sub_of(sqlite3_stmt *st)
 		if (!result)
 			result = json_null();
 	}
-	json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	json_t *o = json_pack("{s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			      "id", (json_int_t)sqlite3_column_int64(st, 0), "state",
-			      (const char *)sqlite3_column_text(st, 1), "label", jtext_or_null(st, 2),
+			      (const char *)sqlite3_column_text(st, 1), "kind",
+			      (const char *)sqlite3_column_text(st, 13), "label", jtext_or_null(st, 2),
 			      "campaign", jtext_or_null(st, 3), "workload", jtext_or_null(st, 4),
 			      "reference", jtext_or_null(st, 5), "pair", jtext_or_null(st, 6),
 			      "plan_digest", jtext_or_null(st, 7), "result", result, "seq",

@@ -67,22 +67,28 @@ typedef struct nodus__sq_sub {
 	char campaign[NODUS_NAME_MAX];
 	char workload[NODUS_NAME_MAX];
 	char reference[NODUS_NAME_MAX];
-	char *solution_json;        /* heap */
+	char *solution_json;        /* heap; NULL for a whole campaign */
+	char *upload_path;          /* a whole campaign's file, heap; NULL for a candidate */
 } nodus__sq_sub;
 
 /* Inserts a submission, committed before it returns, unless the queue is
- * full. *outcome says which; *id is the submission's id (new or existing). */
+ * full. *outcome says which; *id is the submission's id (new or existing).
+ * A whole campaign has upload_path (its file) and campaign its name;
+ * workload, reference and solution_json are then not stored. */
 int nodus__sq_submit(sqlite3 *db, const char *idem_key, const char *body_sha,
 		     const char *campaign, const char *workload, const char *reference,
-		     const char *label, const char *solution_json, int queue_max,
-		     int64_t *id, int *outcome, nodus_error *err);
-/* The oldest queued submissions of one base campaign (the oldest's), at
- * most max, into *subs (heap, free with nodus__sq_subs_free). */
+		     const char *label, const char *solution_json, const char *upload_path,
+		     int queue_max, int64_t *id, int *outcome, nodus_error *err);
+/* The next batch's submissions into *subs (heap, free with
+ * nodus__sq_subs_free): the oldest queued one alone when it is a whole
+ * campaign, else the oldest queued candidates of one base campaign (the
+ * oldest candidate's), at most max. */
 int nodus__sq_take_queued(sqlite3 *db, int max, nodus__sq_sub **subs, int *n,
 			  nodus_error *err);
 void nodus__sq_subs_free(nodus__sq_sub *subs, int n);
 /* Marks subs batched in a new batch of this plan, in one transaction;
- * pair_ids[i] is subs[i]'s pair. *batch_id gets the batch. */
+ * pair_ids[i] is subs[i]'s pair (pair_ids NULL: a whole campaign, every
+ * pair its). *batch_id gets the batch. */
 int nodus__sq_seal(sqlite3 *db, const char *digest, const char *plan_path,
 		   const nodus__sq_sub *subs, char (*pair_ids)[NODUS_PAIR_ID_MAX], int n,
 		   int64_t *batch_id, nodus_error *err);
@@ -131,6 +137,7 @@ typedef struct nodus__serve_sub {
 	char reference[NODUS_NAME_MAX];
 	char label[256];            /* "" = none */
 	char *solution_json;        /* the solution object, compact, sources inline; heap */
+	char upload_path[1400];     /* a whole campaign: its file beside the store; "" otherwise */
 } nodus__serve_sub;
 
 /* Parses body (len bytes) as a submission and validates it against the
@@ -147,6 +154,12 @@ void nodus__serve_sub_release(nodus__serve_sub *s);
  * into dir (created): dir/solution.json and each source. */
 int nodus__serve_write_solution(const char *solution_json, const char *name, const char *dir,
 				nodus_error *err);
+/* Makes dir, whose content fill() writes, appear whole or not at all: it
+ * is filled under a temporary name beside it and renamed; a dir that
+ * exists is left as it is (content-addressed: same name, same content). */
+typedef int (*nodus__serve_fill_fn)(const char *dir, void *ctx, nodus_error *err);
+int nodus__serve_publish_dir(const char *dir, nodus__serve_fill_fn fill, void *ctx,
+			     nodus_error *err);
 /* The base campaign named name, or NULL. */
 const nodus__serve_base *nodus__serve_find_base(const nodus__serve *sv, const char *name);
 

@@ -83,7 +83,7 @@ static int prepare_files(nodus__serve *sv, nodus_error *err)
 	/* scratch of a killed server: nothing in it was acknowledged */
 	snprintf(d, sizeof(d), "%s/tmp", sv->files_dir);
 	nodus_remove_tree(d);
-	const char *subs[] = {"tmp", "cand", "batch"};
+	const char *subs[] = {"tmp", "cand", "batch", "upload"};
 	for (size_t i = 0; i < NODUS_ARRAY_SIZE(subs); i++) {
 		snprintf(d, sizeof(d), "%s/%s", sv->files_dir, subs[i]);
 		if ((rc = mkdir_p1(d, err)))

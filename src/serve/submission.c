@@ -22,6 +22,7 @@
  * ------------------------------------------------------------------------ */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,162 @@ static json_t *kb_solution(const nodus__serve_base *base, const char *reference,
 	return sol;
 }
 
+/* A path of a whole campaign's file: 1 to 4 safe file names joined by '/'. */
+static int safe_rel_path(const char *p)
+{
+	char buf[600];
+	int parts = 0;
+	if (strlen(p) >= sizeof(buf))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", p);
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!safe_file_name(c) || ++parts > 4)
+			return 0;
+	}
+	return parts > 0 && p[0] != '/' && p[strlen(p) - 1] != '/' && !strstr(p, "//");
+}
+
+/* Writes the files (path -> text) under dir, making the folders. */
+static int write_tree(json_t *files, const char *dir, nodus_error *err)
+{
+	const char *rel;
+	json_t *v;
+	char path[1600];
+	json_object_foreach(files, rel, v) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+			*s = '\0';
+			if (mkdir(path, 0755) && errno != EEXIST)
+				return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", path,
+						 strerror(errno));
+			*s = '/';
+		}
+		int rc = write_all(path, json_string_value(v), json_string_length(v), err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* 1 when every file the campaign loaded lies under dir (its own tree):
+ * a campaign's paths may hold "..", and a client may not make the server
+ * read its other files. */
+static int inside(const nodus_campaign *c, const char *dir, char *bad, size_t size)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(dir);
+	for (int k = 0; k < c->n_tasks + c->n_workloads + c->n_solutions; k++) {
+		const char *f = k < c->n_tasks ? c->tasks[k].file
+			: k < c->n_tasks + c->n_workloads ? c->workloads[k - c->n_tasks].file
+			: c->solutions[k - c->n_tasks - c->n_workloads].file;
+		if (!realpath(f, real) || strncmp(real, dir, n) != 0 || real[n] != '/') {
+			snprintf(bad, size, "%s", f);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Validates the whole campaign in tmp (nodus_campaign_load: the checks of
+ * `nodus check`); its faults named by their file in campaign_files. */
+static int check_campaign(const char *tmp, char *name, size_t size, const nodus__jsonpos *idx,
+			  nodus_diags *d)
+{
+	char path[1300], real[PATH_MAX], bad[600];
+	nodus_campaign *c = NULL;
+	nodus_diags cd = NODUS_DIAGS_INIT;
+	snprintf(path, sizeof(path), "%s/campaign.json", tmp);
+	int rc = nodus_campaign_load(path, &c, &cd);
+	size_t n = strlen(tmp);
+	for (size_t i = 0; i < cd.count; i++) {
+		nodus_error e = cd.items[i];
+		const char *f = strncmp(e.file, tmp, n) == 0 && e.file[n] == '/' ? e.file + n + 1
+										 : e.file;
+		char file[sizeof(e.file)];
+		snprintf(file, sizeof(file), "campaign_files/%.480s", f);
+		memcpy(e.file, file, sizeof(e.file));
+		nodus_diags_push(d, &e);
+	}
+	nodus_diags_release(&cd);
+	if (!rc && (!realpath(tmp, real) || !inside(c, real, bad, sizeof(bad)))) {
+		fault(d, idx, NODUS_EINVAL, "$.campaign_files", "every file the campaign names must "
+		      "be one of campaign_files; it names %s", bad);
+		rc = NODUS_EINVAL;
+	}
+	if (!rc)
+		snprintf(name, size, "%s", c->name);
+	nodus_campaign_free(c);
+	return rc ? (rc == NODUS_ENOMEM ? rc : NODUS_EINVAL) : 0;
+}
+
+typedef struct tree_ctx {
+	json_t *files;
+} tree_ctx;
+
+static int fill_tree(const char *dir, void *ctx, nodus_error *err)
+{
+	return write_tree(((tree_ctx *)ctx)->files, dir, err);
+}
+
+/* A whole campaign: {"campaign_files": {"campaign.json": TEXT, "tasks/t.json": TEXT, ...},
+ * "label", "idempotency_key"}. Checked in a scratch directory, then
+ * written to DB.serve/upload/SHA (SHA of the files). */
+static int parse_campaign(nodus__serve *sv, json_t *doc, nodus__serve_sub *out,
+			  const nodus__jsonpos *idx, nodus_diags *d)
+{
+	json_t *files = json_object_get(doc, "campaign_files"), *v;
+	const char *key;
+	size_t before = d->count;
+	json_object_foreach(doc, key, v)
+		if (strcmp(key, "campaign_files") && strcmp(key, "label") &&
+		    strcmp(key, "idempotency_key"))
+			fault(d, idx, NODUS_EINVAL, "$", "unknown field \"%.64s\" beside campaign_files "
+			      "(expected label, idempotency_key)", key);
+	opt_str(doc, "label", out->label, sizeof(out->label), "$.label", idx, d);
+	opt_str(doc, "idempotency_key", out->idem_key, sizeof(out->idem_key), "$.idempotency_key",
+		idx, d);
+	if (!json_is_object(files) || !json_is_string(json_object_get(files, "campaign.json")) ||
+	    json_object_size(files) > 512) {
+		fault(d, idx, NODUS_EINVAL, "$.campaign_files", "expected an object of at most 512 "
+		      "files, path -> text, with \"campaign.json\" among them");
+		return NODUS_EINVAL;
+	}
+	json_object_foreach(files, key, v)
+		if (!json_is_string(v) || !safe_rel_path(key))
+			fault(d, idx, NODUS_EINVAL, "$.campaign_files", "\"%.128s\": expected a text "
+			      "under a relative path of 1 to 4 names of letters, digits, '.', '_' and "
+			      "'-'", key);
+	if (d->count > before)
+		return NODUS_EINVAL;
+	char *canon = json_dumps(files, JSON_COMPACT | JSON_SORT_KEYS), sha[NODUS_SHA256_HEX];
+	char tmp[1200], dir[1300];
+	nodus_error err;
+	memset(&err, 0, sizeof(err));
+	if (!canon)
+		return NODUS_ENOMEM;
+	nodus_sha256_hex(canon, strlen(canon), sha);
+	free(canon);
+	snprintf(tmp, sizeof(tmp), "%s/tmp/campaign-XXXXXX", sv->files_dir);
+	snprintf(dir, sizeof(dir), "%s/upload/%s", sv->files_dir, sha);
+	if (!mkdtemp(tmp)) {
+		fault(d, NULL, NODUS_EIO, "", "serve: cannot make a scratch directory: %s",
+		      strerror(errno));
+		return NODUS_EIO;
+	}
+	int rc = write_tree(files, tmp, &err);
+	if (!rc)
+		rc = check_campaign(tmp, out->campaign, sizeof(out->campaign), idx, d);
+	else
+		nodus_diags_push(d, &err);
+	nodus_remove_tree(tmp);
+	tree_ctx tc = {files};
+	if (!rc && (rc = nodus__serve_publish_dir(dir, fill_tree, &tc, &err)))
+		nodus_diags_push(d, &err);
+	if (!rc)
+		snprintf(out->upload_path, sizeof(out->upload_path), "%s/campaign.json", dir);
+	return rc;
+}
+
 static const char *const sub_keys[] = {"campaign", "workload", "reference", "solution",
 				       "kernelbench", "label", "idempotency_key"};
 
@@ -366,6 +523,10 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 	size_t before = diags->count;
 	if (!json_is_object(doc)) {
 		fault(diags, idx, NODUS_EINVAL, "$", "expected a submission object");
+		goto out;
+	}
+	if (json_object_get(doc, "campaign_files")) {
+		rc = parse_campaign(sv, doc, out, idx, diags);
 		goto out;
 	}
 	read_members(sv, doc, out, &base, &wl, idx, diags);

@@ -211,27 +211,35 @@ CREATE TABLE serve_batches (
 );
 
 -- One acknowledged submission: a candidate judged against a workload and
--- reference of a base campaign.
+-- reference of a base campaign, or a whole campaign sent with its files.
 CREATE TABLE serve_submissions (
 	id INTEGER PRIMARY KEY,                -- the submission id the client gets
 	idem_key TEXT UNIQUE,                  -- client-supplied idempotency key, NULL if none
 	body_sha256 TEXT NOT NULL              -- SHA-256 of the request body as received
 		CHECK (length(body_sha256) = 64),
-	campaign TEXT NOT NULL,                -- base campaign name (serve --campaign)
-	workload TEXT NOT NULL,                -- workload name in the base campaign
-	reference TEXT NOT NULL,               -- reference solution name in the base campaign
+	kind TEXT NOT NULL                     -- candidate: one candidate against a base campaign;
+		CHECK (kind IN ('candidate', 'campaign')),  -- campaign: a whole campaign, a batch alone
+	campaign TEXT NOT NULL,                -- base campaign name (serve --campaign); of a
+	                                       -- campaign submission, its own name
+	workload TEXT,                         -- workload name in the base campaign (candidate)
+	reference TEXT,                        -- reference solution name in the base campaign (candidate)
 	label TEXT,                            -- the client's own tag for it, NULL if none
-	solution_json TEXT NOT NULL,           -- the candidate's solution object, sources inline
+	solution_json TEXT,                    -- the candidate's solution object, sources inline (candidate)
+	upload_path TEXT,                      -- the campaign file as written beside the store (campaign)
 	state TEXT NOT NULL                    -- queued: waiting for a batch; batched: in a
 		CHECK (state IN ('queued', 'batched', 'done', 'failed')),  -- sealed batch; done/failed: ended
 	batch_id INTEGER REFERENCES serve_batches(id),  -- its batch, NULL while queued
 	pair_id TEXT,                          -- its pair in the batch's plan, NULL while queued
+	                                       -- (and for a campaign: every pair of its plan is its)
 	result_json TEXT,                      -- the outcome per condition (docs/serve.md), NULL before done
 	done_seq INTEGER UNIQUE,               -- order in which submissions ended (results?after=), NULL before
 	submitted_at REAL NOT NULL,            -- when it was acknowledged [unix s]
 	done_at REAL,                          -- when it ended [unix s], NULL before
 	CHECK (state <> 'queued' OR batch_id IS NULL),
-	CHECK (state <> 'batched' OR (batch_id IS NOT NULL AND pair_id IS NOT NULL)),
+	CHECK (state <> 'batched' OR (batch_id IS NOT NULL AND (kind = 'campaign' OR pair_id IS NOT NULL))),
+	CHECK ((kind = 'candidate') = (workload IS NOT NULL AND reference IS NOT NULL AND
+				      solution_json IS NOT NULL AND upload_path IS NULL)),
+	CHECK (kind = 'candidate' OR upload_path IS NOT NULL),
 	CHECK ((state IN ('done', 'failed')) = (done_seq IS NOT NULL AND result_json IS NOT NULL))
 );
 

@@ -67,8 +67,8 @@ static int64_t submit(fixture *f, const char *key, const char *sha, int queue_ma
 	nodus_error err;
 	int64_t id = 0;
 	memset(&err, 0, sizeof(err));
-	assert_int_equal(nodus__sq_submit(f->db, key, sha, "c", "w", "r", NULL, "{}", queue_max, &id,
-					  outcome, &err), 0);
+	assert_int_equal(nodus__sq_submit(f->db, key, sha, "c", "w", "r", NULL, "{}", NULL, queue_max,
+					  &id, outcome, &err), 0);
 	return id;
 }
 
@@ -191,6 +191,45 @@ static void test_batch_finish(void **state)
 	assert_string_equal(json_string_value(json_object_get(res, "outcome")), "MISSING");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(res, "cost"), "attempts")), 0);
 	assert_string_equal(json_string_value(json_object_get(o, "state")), "done");
+	json_decref(o);
+}
+
+/* 1.4 a whole campaign is a batch alone, in its turn */
+static void test_campaign_alone(void **state)
+{
+	fixture *f = *state;
+	nodus_error err;
+	int out, n = 0;
+	int64_t id = 0;
+	nodus__sq_sub *subs = NULL;
+	memset(&err, 0, sizeof(err));
+	submit(f, NULL, SHA_A, 10, &out);
+	assert_int_equal(nodus__sq_submit(f->db, NULL, SHA_A, "whole", NULL, NULL, NULL, NULL,
+					  "/u/campaign.json", 10, &id, &out, &err), 0);
+	assert_int_equal(id, 2);
+	submit(f, NULL, SHA_A, 10, &out);
+	/* the oldest is a candidate: the candidates, not the campaign */
+	assert_int_equal(nodus__sq_take_queued(f->db, 8, &subs, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(subs[1].id, 3);
+	assert_null(subs[0].upload_path);
+	char pairs[2][NODUS_PAIR_ID_MAX] = {"w/serve_1/r", "w/serve_3/r"};
+	int64_t bid;
+	assert_int_equal(nodus__sq_seal(f->db, SHA_B, "/x/plan.json", subs, pairs, n, &bid, &err), 0);
+	nodus__sq_subs_free(subs, n);
+	/* then the campaign, alone */
+	submit(f, NULL, SHA_A, 10, &out);
+	assert_int_equal(nodus__sq_take_queued(f->db, 8, &subs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(subs[0].id, 2);
+	assert_string_equal(subs[0].upload_path, "/u/campaign.json");
+	assert_null(subs[0].solution_json);
+	assert_int_equal(nodus__sq_seal(f->db, SHA_A, "/y/plan.json", subs, NULL, n, &bid, &err), 0);
+	nodus__sq_subs_free(subs, n);
+	json_t *o = NULL;
+	assert_int_equal(nodus__sq_get(f->db, 2, &o, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "kind")), "campaign");
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "batched");
 	json_decref(o);
 }
 
@@ -339,6 +378,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_submit_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_finish, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_kernelbench, setup, teardown),
 	};
