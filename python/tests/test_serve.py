@@ -19,6 +19,7 @@
 # few minutes on two cores; isolation is relaxed as the other campaign tests relax it.
 import json
 import os
+import resource
 import signal
 import sqlite3
 import subprocess
@@ -33,6 +34,8 @@ import pytest
 import nodus
 
 N = int(os.environ.get("NODUS_SERVE_TEST_N", "1000"))
+BUSY_MAX_CORES = 0.5  # as tests/e2e/lib/load.sh: the judge's default isolation_max_busy_cores
+UNDECIDED = ("AMBIGUOUS", "TIED", "NOT_ISOLATED")  # what load beside a timed pair can turn a label into
 CLIENTS = 8
 KINDS = {"fast": "FASTER", "slow": "SLOWER", "wrong": "INCORRECT_NUMERICAL"}
 
@@ -50,13 +53,37 @@ def base(nodus_src, tmp_path_factory):
     c["workloads"].append("workloads/vector_poly_4096.json")
     c["pairs"] = [{"workload": "vector_poly_4096", "candidate": "vector_poly_fast", "reference": "vector_poly_ref"}]
     c["conditions"] = [x for x in c["conditions"] if x["kind"] == "isolated"]
-    c["judge"].update(min_rounds=2, max_rounds=4, look_every=2, trials=1, recheck_reps=1, determinism=False,
+    c["judge"].update(min_rounds=2, max_rounds=8, look_every=2, trials=1, recheck_reps=1, determinism=False,
                       warmup_calls=1, warmup_ms=0, samples_per_round=2, min_sample_ns=50000,
                       bootstrap_resamples=1000, oracle_group=16, isolation_max_busy_cores=2.5)
     p.write_text(json.dumps(c, indent=1))
     sols = {k: nodus.solution_from_file(str(d / "cpu" / "solutions" / "vector_poly" / f"vector_poly_{k}.json"))
             for k in KINDS}
     return p, sols
+
+
+class Load:
+    """Cores kept busy by processes other than this test and the children it has waited for,
+    from mark() to busy(), counted from /proc/stat as tests/e2e/lib/load.sh counts them."""
+
+    def __init__(self):
+        self.mark()
+
+    @staticmethod
+    def _now():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+        own = sum(getattr(resource.getrusage(w), k) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                  for k in ("ru_utime", "ru_stime"))
+        return sum(v) - v[3] - v[4], sum(v), own * os.sysconf("SC_CLK_TCK")
+
+    def mark(self):
+        self.at = self._now()
+
+    def busy(self):
+        b, t, own = self._now()
+        busy = (b - self.at[0]) - (own - self.at[2])
+        return max(0.0, busy / max(1, t - self.at[1]) * os.cpu_count())
 
 
 class Server:
@@ -101,6 +128,19 @@ def raw(url, method, path, body=None, headers=None):
         c.close()
 
 
+def busy_beside(db):
+    """(plan digest, pair) -> the most cores others kept busy beside the pair's deciding record,
+    as nodus's own isolation check measured them before and after its timing (detail)."""
+    out = {}
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    for digest, pair, detail in con.execute("SELECT plan_digest, pair_id, detail_json FROM records WHERE final = 1"):
+        d = json.loads(detail or "{}")
+        cores = [d.get(k, {}).get("busy_cores") or 0.0 for k in ("isolation_before", "isolation_after")]
+        out[(digest, pair)] = max(out.get((digest, pair), 0.0), *cores)
+    con.close()
+    return out
+
+
 def report_outcomes(nodus_bin, db, digest):
     doc = json.loads(subprocess.run([nodus_bin, "report", str(db), "--plan", digest, "--format", "json"],
                                     check=True, capture_output=True, text=True).stdout)
@@ -131,6 +171,7 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
     campaign, sols = base
     db = tmp_path / "serve.db"
     t0 = time.monotonic()
+    load = Load()
     srv = Server(nodus_bin, db, campaign, "--batch-max", "50", "--batch-wait-ms", "100")
     client = nodus.Client(srv.url, retry_for=600)
     # a wrong candidate fails its first trial (about 0.1 s); a timed one takes about 0.5 s
@@ -182,6 +223,21 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
         srv.kill(signal.SIGTERM)
         pool.shutdown()
     elapsed = time.monotonic() - t0
+    # a timing label that load beside its pair left undecided (AMBIGUOUS, say, where the
+    # candidate is clearly slower) is not compared when nodus's own isolation check saw more
+    # than BUSY_MAX_CORES busy beside that pair: it is counted and the test ends skipped,
+    # never passed (tests/e2e/lib/load.sh). Any other difference fails.
+    busy = load.busy()
+    beside = busy_beside(db)
+    not_compared = []
+
+    def same(got, want, what, cores):
+        if got == want:
+            return
+        if (got in UNDECIDED or want in UNDECIDED) and cores > BUSY_MAX_CORES:
+            not_compared.append(f"{what}: {got} beside {want}")
+            return
+        assert got == want, f"{what}: {got}, expected {want} ({cores:.2f} cores busy beside the pair)"
 
     # 0 lost, 0 duplicated: every submission ended once, done, with a result
     con = sqlite3.connect(str(db))
@@ -208,7 +264,9 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
     by_id = {e.id: e for e in evs}
     for i, sub in enumerate(ids):
         e = by_id[sub]
-        assert (e.state, e.outcome, e.label) == ("done", KINDS[kinds[i]], kinds[i]), (sub, e.raw)
+        assert (e.state, e.label) == ("done", kinds[i]), (sub, e.raw)
+        same(e.outcome, KINDS[kinds[i]], f"submission {sub} ({kinds[i]})",
+             beside.get((e.raw["plan_digest"], e.raw["pair"]), 0.0))
         assert e.cost["attempts"] >= 1 and e.cost["device_s"] > 0
     reports = {bid: report_outcomes(nodus_bin, db, d) for bid, d in digests.items()}
     for sub_id, state, seq, pair, bid in rows:
@@ -224,13 +282,21 @@ def test_thousand_candidates_kill_restart(base, nodus_bin, tmp_path):
         fresh = tmp_path / f"fresh-{bid}.db"
         subprocess.run([nodus_bin, "run", plans[bid], "--db", str(fresh), "-q"], check=True, timeout=600)
         cli = report_outcomes(nodus_bin, fresh, digests[bid])
+        fresh_beside = busy_beside(fresh)
         mine = {pair: by_id[s].outcome for s, _, _, pair, b in rows if b == bid}
-        assert mine and {p: cli[p].outcome for p in mine} == mine
+        assert mine and set(mine) <= set(cli)
+        for pair, outcome in mine.items():
+            key = (digests[bid], pair)
+            same(outcome, cli[pair].outcome, f"{pair} (batch {bid}) against a fresh nodus run",
+                 max(beside.get(key, 0.0), fresh_beside.get(key, 0.0)))
     assert killed_subs and before_kill, "the killed batch and one before it had submissions"
     latency.sort()
     print(f"\n{N} submissions, 8 clients, killed at {killed_at - t0:.0f} s: {elapsed:.0f} s in all; "
           f"POST to 202: median {1e3 * latency[len(latency) // 2]:.1f} ms, "
-          f"99th percentile {1e3 * latency[int(len(latency) * 0.99)]:.1f} ms")
+          f"99th percentile {1e3 * latency[int(len(latency) * 0.99)]:.1f} ms; {busy:.2f} cores busy beside")
+    if not_compared:
+        pytest.skip(f"machine busy (above {BUSY_MAX_CORES} cores busy beside a pair): {len(not_compared)} timing label(s) "
+                    f"not compared: {'; '.join(not_compared[:5])}")
 
 
 def test_full_queue_503(base, nodus_bin, tmp_path):
