@@ -87,7 +87,7 @@ typedef struct cand_ctx {
 static int fill_cand(const char *dir, void *ctx, nodus_error *err)
 {
 	const cand_ctx *c = ctx;
-	return nodus__serve_write_solution(c->solution_json, c->name, dir, err);
+	return nodus__serve_write_solution(c->solution_json, c->name, dir, 1, err);
 }
 
 static int fill_campaign(const char *dir, void *ctx, nodus_error *err)

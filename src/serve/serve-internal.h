@@ -151,9 +151,10 @@ int nodus__serve_sub_parse(nodus__serve *sv, const char *body, size_t len,
 			   nodus__serve_sub *out, nodus_diags *diags);
 void nodus__serve_sub_release(nodus__serve_sub *s);
 /* Writes solution_json (sources inline) as a solution file named name
- * into dir (created): dir/solution.json and each source. */
+ * into dir (created): dir/solution.json and each source; durable: each
+ * fsynced (a batch's), else not (a scratch copy for a check). */
 int nodus__serve_write_solution(const char *solution_json, const char *name, const char *dir,
-				nodus_error *err);
+				int durable, nodus_error *err);
 /* Makes dir, whose content fill() writes, appear whole or not at all: it
  * is filled under a temporary name beside it and renamed; a dir that
  * exists is left as it is (content-addressed: same name, same content). */

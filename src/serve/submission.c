@@ -128,7 +128,10 @@ static int check_sources(json_t *sources, const nodus__jsonpos *idx, nodus_diags
 	return d->count > before ? -1 : 0;
 }
 
-static int write_all(const char *path, const char *data, size_t len, nodus_error *err)
+/* Writes a new file; durable: fsync it too (what a batch is sealed over
+ * must be whole; a scratch copy for a check need not be). */
+static int write_all(const char *path, const char *data, size_t len, int durable,
+		     nodus_error *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -146,14 +149,13 @@ static int write_all(const char *path, const char *data, size_t len, nodus_error
 		}
 		done += (size_t)w;
 	}
-	/* a batch's files must be whole before its plan is sealed over them */
-	if (fsync(fd) || close(fd))
+	if ((durable && fsync(fd)) || close(fd))
 		return NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 
 int nodus__serve_write_solution(const char *solution_json, const char *name, const char *dir,
-				nodus_error *err)
+				int durable, nodus_error *err)
 {
 	json_t *sol = json_loads(solution_json, 0, NULL);
 	json_t *paths = json_array();
@@ -179,7 +181,7 @@ int nodus__serve_write_solution(const char *solution_json, const char *name, con
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, p);
 		if ((rc = write_all(path, text, json_string_length(json_object_get(e, "content")),
-				    err)))
+				    durable, err)))
 			goto out;
 		json_array_append_new(paths, json_string(p));
 	}
@@ -191,7 +193,7 @@ int nodus__serve_write_solution(const char *solution_json, const char *name, con
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/solution.json", dir);
-	rc = write_all(path, text, strlen(text), err);
+	rc = write_all(path, text, strlen(text), durable, err);
 	free(text);
 out:
 	json_decref(sol);
@@ -216,7 +218,7 @@ static int check_solution(nodus__serve *sv, json_t *sol, const char *want_task, 
 		      "%s", sv->files_dir, strerror(errno));
 		return NODUS_EIO;
 	}
-	int rc = nodus__serve_write_solution(text, "candidate", dir, &err);
+	int rc = nodus__serve_write_solution(text, "candidate", dir, 0, &err);
 	free(text);
 	if (rc) {
 		nodus_diags_push(d, &err);
@@ -302,7 +304,7 @@ static int safe_rel_path(const char *p)
 }
 
 /* Writes the files (path -> text) under dir, making the folders. */
-static int write_tree(json_t *files, const char *dir, nodus_error *err)
+static int write_tree(json_t *files, const char *dir, int durable, nodus_error *err)
 {
 	const char *rel;
 	json_t *v;
@@ -316,7 +318,7 @@ static int write_tree(json_t *files, const char *dir, nodus_error *err)
 						 strerror(errno));
 			*s = '/';
 		}
-		int rc = write_all(path, json_string_value(v), json_string_length(v), err);
+		int rc = write_all(path, json_string_value(v), json_string_length(v), durable, err);
 		if (rc)
 			return rc;
 	}
@@ -380,7 +382,7 @@ typedef struct tree_ctx {
 
 static int fill_tree(const char *dir, void *ctx, nodus_error *err)
 {
-	return write_tree(((tree_ctx *)ctx)->files, dir, err);
+	return write_tree(((tree_ctx *)ctx)->files, dir, 1, err);
 }
 
 /* A whole campaign: {"campaign_files": {"campaign.json": TEXT, "tasks/t.json": TEXT, ...},
@@ -428,7 +430,7 @@ static int parse_campaign(nodus__serve *sv, json_t *doc, nodus__serve_sub *out,
 		      strerror(errno));
 		return NODUS_EIO;
 	}
-	int rc = write_tree(files, tmp, &err);
+	int rc = write_tree(files, tmp, 0, &err);
 	if (!rc)
 		rc = check_campaign(tmp, out->campaign, sizeof(out->campaign), idx, d);
 	else
