@@ -77,6 +77,7 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_audit(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_report(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_run(int argc, char **argv, const nodus_cli_ctx *ctx);
+int nodus_cmd_serve(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_show(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_verify(int argc, char **argv, const nodus_cli_ctx *ctx);
 int nodus_cmd_version(int argc, char **argv, const nodus_cli_ctx *ctx);

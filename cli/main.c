@@ -48,6 +48,7 @@ static const struct command commands[] = {
 	{"plan", nodus_cmd_plan, 0, "seal a campaign into a plan of pairs, judge and hashes"},
 	{"report", nodus_cmd_report, 0, "agreement of labels with the baseline, false-fast pairs, cost"},
 	{"run", nodus_cmd_run, 0, "evaluate every pair of a sealed plan under every condition"},
+	{"serve", nodus_cmd_serve, 0, "an evaluation service: candidates in over HTTP, results streamed"},
 	{"show", nodus_cmd_show, 0, "every attempt of one pair in full: message, figures, detail"},
 	{"slurm", nodus_cmd_slurm, 0, "a plan as a Slurm job array of shards and a merge after it"},
 	{"verify", nodus_cmd_verify, 0, "check that a plan's files are unchanged since sealing"},

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 debs=(build-essential cmake pkg-config
-      libjansson-dev libsqlite3-dev libssl-dev libseccomp-dev libcmocka-dev
+      libjansson-dev libsqlite3-dev libssl-dev libseccomp-dev libcmocka-dev libmicrohttpd-dev
       clang python3 python3-pip python3-venv python3-pytest chromium)
 
 missing=()

@@ -36,9 +36,7 @@ static const char *const cond_names[] = {"?", "isolated", "cpu-stress", "timesli
 					 "mps", "streams", "replay"};
 static const char *const load_names[] = {NULL, "membw", "compute", "mixed"};
 
-/* Writes the path of target relative to directory from (both resolved,
- * absolute) into out. */
-static int rel_to(const char *from, const char *target, char *out, size_t size)
+int nodus__path_relative(const char *from, const char *target, char *out, size_t size)
 {
 	size_t common = 0, k = 0;
 	/* the longest common prefix ending at a component boundary */
@@ -76,7 +74,7 @@ static int add_file(builder *b, const char *path, char *rel_out, char sha_out[NO
 	if (!realpath(path, real))
 		return NODUS_ERR(b->err, NODUS_EIO, "cannot resolve '%s': %s", path,
 				 strerror(errno));
-	if (rel_to(b->plan_dir, real, rel, sizeof(rel)))
+	if (nodus__path_relative(b->plan_dir, real, rel, sizeof(rel)))
 		return NODUS_ERR(b->err, NODUS_EINVAL, "path of '%s' too long", path);
 	int rc = nodus_sha256_file(real, sha, b->err);
 	if (rc)

@@ -54,4 +54,10 @@ int nodus_plan_verify(const char *plan_path, nodus_diags *diags);
 int nodus_plan_load(const char *plan_path, nodus_plan **out, nodus_diags *diags);
 void nodus_plan_free(nodus_plan *p);
 
+/* Writes the path of target relative to directory from (both resolved,
+ * absolute) into out: "../" for each component of from below the common
+ * prefix, then the rest of target. NODUS_EINVAL when out is too small.
+ * (Plans and `nodus serve`'s batch campaigns name files so.) */
+int nodus__path_relative(const char *from, const char *target, char *out, size_t size);
+
 #endif

@@ -184,3 +184,63 @@ CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, conditio
 ALTER TABLE records ADD COLUMN verdict TEXT
 	CHECK (verdict IS NULL OR (status = 'OK' AND label IS NULL AND
 	       verdict IN ('BINARY_FASTER', 'BINARY_NOT_FASTER')));
+
+-- @migration 4
+-- `nodus serve` (docs/serve.md): the submissions it acknowledged and the
+-- batches it sealed them into. A submission is inserted, and committed,
+-- before its 202 acknowledgement; every later step moves its state forward
+-- in a transaction of its own, so a server killed at any point restarts
+-- from what is here: queued submissions are batched, sealed batches that
+-- are not done are run again with `nodus run --resume` (a pair-condition
+-- with a final record is not redone), and a submission becomes done, with
+-- its result, exactly once. Neither table is touched by `nodus run`.
+
+-- One batch: a campaign of queued submissions sealed into one plan.
+CREATE TABLE serve_batches (
+	id INTEGER PRIMARY KEY,                -- batch number, in sealing order
+	plan_digest TEXT NOT NULL              -- plans.digest once run; the sealed plan's digest
+		CHECK (length(plan_digest) = 64),
+	plan_path TEXT NOT NULL,               -- the plan file (content-addressed directory beside the store)
+	state TEXT NOT NULL                    -- sealed: not finished yet; done: results taken;
+		CHECK (state IN ('sealed', 'done', 'failed')),  -- failed: the run failed max times
+	run_failures INTEGER NOT NULL DEFAULT 0 -- runs of the plan that ended without completing
+		CHECK (run_failures >= 0),
+	message TEXT,                          -- why the last run failed, NULL if none
+	sealed_at REAL NOT NULL,               -- when it was sealed [unix s]
+	finished_at REAL                       -- when it became done or failed [unix s], NULL before
+);
+
+-- One acknowledged submission: a candidate judged against a workload and
+-- reference of a base campaign, or a whole campaign sent with its files.
+CREATE TABLE serve_submissions (
+	id INTEGER PRIMARY KEY,                -- the submission id the client gets
+	idem_key TEXT UNIQUE,                  -- client-supplied idempotency key, NULL if none
+	body_sha256 TEXT NOT NULL              -- SHA-256 of the request body as received
+		CHECK (length(body_sha256) = 64),
+	kind TEXT NOT NULL                     -- candidate: one candidate against a base campaign;
+		CHECK (kind IN ('candidate', 'campaign')),  -- campaign: a whole campaign, a batch alone
+	campaign TEXT NOT NULL,                -- base campaign name (serve --campaign); of a
+	                                       -- campaign submission, its own name
+	workload TEXT,                         -- workload name in the base campaign (candidate)
+	reference TEXT,                        -- reference solution name in the base campaign (candidate)
+	label TEXT,                            -- the client's own tag for it, NULL if none
+	solution_json TEXT,                    -- the candidate's solution object, sources inline (candidate)
+	upload_path TEXT,                      -- the campaign file as written beside the store (campaign)
+	state TEXT NOT NULL                    -- queued: waiting for a batch; batched: in a
+		CHECK (state IN ('queued', 'batched', 'done', 'failed')),  -- sealed batch; done/failed: ended
+	batch_id INTEGER REFERENCES serve_batches(id),  -- its batch, NULL while queued
+	pair_id TEXT,                          -- its pair in the batch's plan, NULL while queued
+	                                       -- (and for a campaign: every pair of its plan is its)
+	result_json TEXT,                      -- the outcome per condition (docs/serve.md), NULL before done
+	done_seq INTEGER UNIQUE,               -- order in which submissions ended (results?after=), NULL before
+	submitted_at REAL NOT NULL,            -- when it was acknowledged [unix s]
+	done_at REAL,                          -- when it ended [unix s], NULL before
+	CHECK (state <> 'queued' OR batch_id IS NULL),
+	CHECK (state <> 'batched' OR (batch_id IS NOT NULL AND (kind = 'campaign' OR pair_id IS NOT NULL))),
+	CHECK ((kind = 'candidate') = (workload IS NOT NULL AND reference IS NOT NULL AND
+				      solution_json IS NOT NULL AND upload_path IS NULL)),
+	CHECK (kind = 'candidate' OR upload_path IS NOT NULL),
+	CHECK ((state IN ('done', 'failed')) = (done_seq IS NOT NULL AND result_json IS NOT NULL))
+);
+
+CREATE INDEX serve_submissions_by_state ON serve_submissions (state, id);

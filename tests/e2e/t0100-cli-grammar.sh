@@ -25,23 +25,34 @@ expect() { # expect DESCRIPTION RC PATTERN -- COMMAND...
 cp -r "$NODUS_SRC/tests/fixtures/mini" "$tmp/mini"
 
 # 1.x an unknown option and a missing value: the same words, exit 2, everywhere
-for cmd in check plan verify run calibrate report show db audit demo export slurm; do
+for cmd in check plan verify run calibrate report show db audit demo export slurm serve; do
 	expect "1.1 $cmd --frob" 2 "nodus $cmd: unknown option '--frob'" -- "$NODUS" "$cmd" --frob
 done
 expect "1.1 export dataset --frob" 2 "nodus export dataset: unknown option '--frob'" -- \
 	"$NODUS" export dataset x.db --frob
 for opt in "report x.db --format" "run p.json --db" "plan c.json -o" "show x.db p --plan" \
 	"calibrate p.json --db" "audit c.json --format" "export dataset x.db --holdout-families" \
-	"slurm p.json --array" "run p.json --devices"; do
+	"slurm p.json --array" "run p.json --devices" "serve --db" "serve --db x.db --queue-max"; do
 	set -- $opt
 	expect "1.2 $opt" 2 "option '${*: -1}' needs a value" -- "$NODUS" "$@"
 done
 # 1.3 every command's -h and --help
-for cmd in check plan verify run calibrate report show db audit demo export "export dataset" slurm; do
+for cmd in check plan verify run calibrate report show db audit demo export "export dataset" slurm serve; do
 	expect "1.3 $cmd -h" 0 "" -- "$NODUS" $cmd -h
 	grep -q "^usage: nodus $cmd" "$tmp/out" || fail "1.3 $cmd -h printed no usage"
 	expect "1.3 $cmd --help" 0 "" -- "$NODUS" $cmd --help
 done
+
+# 1.4 serve refuses what it cannot serve before it listens
+expect "1.4 serve no campaign" 2 "no --campaign given" -- "$NODUS" serve --db "$tmp/v.db"
+expect "1.4 serve --queue-max 0" 2 "expected an integer 1..1000000, got '0'" -- \
+	"$NODUS" serve --db "$tmp/v.db" --campaign c.json --queue-max 0
+expect "1.4 serve --listen and --socket" 2 "not both" -- \
+	"$NODUS" serve --db "$tmp/v.db" --campaign c.json --listen 127.0.0.1:0 --socket "$tmp/s"
+expect "1.4 serve --listen bad" 2 "expected HOST:PORT" -- \
+	"$NODUS" serve --db "$tmp/v.db" --campaign "$tmp/mini/campaign.json" --listen nohost
+expect "1.4 serve a short token" 2 "16 to 255 bytes" -- \
+	"$NODUS" serve --db "$tmp/v.db" --campaign "$tmp/mini/campaign.json" --token-file "$tmp/mini/campaign.json"
 
 # 2.x --opt=value is --opt value; -o is --output
 expect "2.1 plan --output=" 0 "" -- "$NODUS" plan "$tmp/mini/campaign.json" --output="$tmp/plan.json"

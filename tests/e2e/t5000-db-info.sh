@@ -39,7 +39,7 @@ grep_ok "1.2 message" "not a nodus store" "$tmp/err"
 [ ! -s "$tmp/s.db" ] && echo "ok: 1.3 untouched" || { echo "FAIL: 1.3 info wrote"; fails=$((fails + 1)); }
 "$NODUS" db migrate "$tmp/s.db" >"$tmp/out" 2>"$tmp/err"; check "1.3 migrate" 0 $?
 "$NODUS" db info "$tmp/s.db" >"$tmp/out" 2>"$tmp/err"; check "1.3 info" 0 $?
-grep_ok "1.3 version" "^schema version: 3 " "$tmp/out"
+grep_ok "1.3 version" "^schema version: 4 " "$tmp/out"
 grep_ok "1.3 no records" "^records: 0$" "$tmp/out"
 
 # 2.1 counts after rows are stored
@@ -67,7 +67,7 @@ for line in "plans: 1" "pairs: 1" "conditions: 1" "targets: 0" "records: 2" \
 done
 
 # 2.2 a version-1 store (one final record per pair-condition, whatever its
-# status; no verdict column) migrates to version 3 with its records, after
+# status; no verdict column, no serve tables) migrates to version 4 with its records, after
 # which a final NOT_ISOLATED record may be followed by a deciding one, and a
 # record may hold a preset's verdict (migration 3), never beside a label
 cp "$tmp/s.db" "$tmp/v1.db"
@@ -77,13 +77,14 @@ db = sqlite3.connect(sys.argv[1])
 db.executescript("DROP INDEX records_one_final; "
                  "CREATE UNIQUE INDEX records_one_final ON records (plan_digest, pair_id, condition)"
                  " WHERE final = 1; ALTER TABLE records DROP COLUMN verdict; "
+                 "DROP TABLE serve_submissions; DROP TABLE serve_batches; "
                  "DELETE FROM schema_version WHERE version >= 2;")
 db.commit()
 PY
 "$NODUS" db info "$tmp/v1.db" >"$tmp/out" 2>"$tmp/err"; check "2.2 a version-1 store is refused" 2 $?
 grep_ok "2.2 message" "older than this nodus" "$tmp/err"
 "$NODUS" db migrate "$tmp/v1.db" >"$tmp/out" 2>"$tmp/err"; check "2.2 migrate" 0 $?
-grep_ok "2.2 version" "schema version 3" "$tmp/out"
+grep_ok "2.2 version" "schema version 4" "$tmp/out"
 python3 - "$tmp/v1.db" <<'PY' && echo "ok: 2.2 migrated" || { echo "FAIL: 2.2 migrated store"; fails=$((fails + 1)); }
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
