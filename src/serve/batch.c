@@ -247,6 +247,24 @@ static int seal_batch(nodus__serve *sv, sqlite3 *db, const nodus__sq_sub *subs, 
 		snprintf(dir, sizeof(dir), "%s", subs[0].upload_path);
 		free(pair_ids);
 		pair_ids = NULL;
+		/* its own tasks, workloads and references: audited as nodus
+		 * plan audits them, before its plan is sealed */
+		if (access(plan, F_OK) != 0) {
+			nodus_campaign *c = NULL;
+			rc = nodus_campaign_load(dir, &c, &diags);
+			if (!rc)
+				rc = nodus__serve_audit(sv, c, why, sizeof(why), err);
+			nodus_campaign_free(c);
+			if (rc == 1 || (rc && diags.count)) {
+				if (rc != 1)
+					diags_text(&diags, why, sizeof(why));
+				logf_(sv, "a campaign submission was refused: %s", why);
+				rc = nodus__sq_fail_subs(db, subs, n, why, &last, err);
+				goto out;
+			}
+			if (rc)
+				goto out;
+		}
 	} else {
 		if ((rc = batch_campaign(sv, base, subs, n, pair_ids, &text, err)))
 			goto out;

@@ -47,6 +47,14 @@ typedef struct nodus__serve {
 	int stop;                   /* 1: shutting down */
 } nodus__serve;
 
+/* ---- the judge audit (audit.c) ---- */
+
+/* nodus plan's judge audit of c (docs/audit.md): 0 when every task passes
+ * or is waived; 1 when one fails, with why the audit's lines (at most size
+ * bytes); another code on an internal error (err). */
+int nodus__serve_audit(const nodus__serve *sv, const nodus_campaign *c, char *why, size_t size,
+		       nodus_error *err);
+
 /* ---- the tables (queue.c) ---- */
 
 /* Opens a connection to the store for the serve tables: WAL (the store

@@ -7,7 +7,8 @@
  *   2. the store opened (created, migrated to the schema with the serve
  *      tables) and closed again through the library, then a connection of
  *      our own for the HTTP threads; the files directory DB.serve;
- *   3. the base campaigns loaded and validated (nodus_campaign_load);
+ *   3. the base campaigns loaded and validated (nodus_campaign_load), and
+ *      their judge audited as nodus plan audits it (audit.c);
  *   4. the listening socket bound (TCP, or a Unix socket, 0600);
  *   5. the batcher started: it first runs the sealed batches a killed
  *      server left, then batches the queue;
@@ -22,6 +23,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -116,6 +118,17 @@ static int load_bases(nodus__serve *sv, nodus_error *err)
 		}
 		nodus_diags_release(&diags);
 		sv->n_bases = i + 1;
+		/* the judge audit nodus plan runs: once here, since a batch
+		 * changes none of the base's tasks, workloads or references */
+		char why[8192];
+		rc = nodus__serve_audit(sv, b->c, why, sizeof(why), err);
+		if (rc == 1) {
+			fprintf(stderr, "%s\n", why);
+			return NODUS_ERR(err, NODUS_EUSAGE, "serve: --campaign '%s': the judge audit "
+					 "failed (above); nothing is served", b->path);
+		}
+		if (rc)
+			return rc;
 		for (int k = 0; k < i; k++)
 			if (strcmp(sv->bases[k].c->name, b->c->name) == 0)
 				return NODUS_ERR(err, NODUS_EUSAGE, "serve: two --campaign are named "

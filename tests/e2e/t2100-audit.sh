@@ -4,7 +4,8 @@
 # declared as ones/zeros, a reference with a dead input, and a reference
 # whose output is below atol; it passes every bundled suite; `nodus plan`
 # refuses an audited-bad task and seals it with a waiver, recorded in the
-# plan; a Triton reference's calls are skipped, saying why.
+# plan, and `nodus serve` refuses to serve it; a Triton reference's calls
+# are skipped, saying why.
 set -u
 : "${NODUS:?}" "${NODUS_SRC:?}"
 fails=0
@@ -109,6 +110,14 @@ expect_flag small.json output_below_atol
 [ $? -eq 1 ] || fail "plan of an audited-bad campaign should exit 1"
 [ -e affine-plan.json ] && fail "a plan was written for an audited-bad campaign"
 grep -q "constant_input:w" "$tmp/plan.out" || fail "plan does not name the failing check"
+# nodus serve runs the same audit on its base campaign: it refuses to serve
+# one that fails, naming the check, before it listens (exit 2)
+timeout 120 "$NODUS" serve --db "$tmp/serve.db" --campaign affine.json --cache "$tmp/cache" \
+	>"$tmp/serve.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "serve of an audited-bad campaign should exit 2, got $rc: $(tail -3 "$tmp/serve.out")"
+grep -q "constant_input:w" "$tmp/serve.out" || fail "serve does not name the failing check: $(tail -5 "$tmp/serve.out")"
+grep -q "listening" "$tmp/serve.out" && fail "serve listened with an audited-bad campaign"
 edit affine.json 'd["audit"] = {"waive": [{"task": "axpb", "workload": "axpb_naive", "check": c, "reason": "t2100"} for c in ["constant_input:w", "constant_input:b", "dead_input:w", "dead_input:b", "mutation:drop:w", "mutation:drop:b", "mutation:bias_first:b"]]}'
 "$NODUS" plan affine.json -o affine-plan.json --cache "$tmp/cache" >"$tmp/plan.out" 2>&1 ||
 	fail "plan with waivers: $(cat "$tmp/plan.out")"
