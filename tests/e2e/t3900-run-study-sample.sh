@@ -64,20 +64,5 @@ load_mark run
 "$NODUS" run "$tmp/sample.json" --db "$tmp/r.db" --condition isolated -q || fail "run exited $?"
 during=$(load_since run)
 busy=$(max_cores "$busy" "$during")
-while read -r pid cond expect outcome guard; do
-	case $outcome in
-	FASTER | SLOWER | TIED | AMBIGUOUS)
-		if [ "$outcome" = "$expect" ] || [ "$outcome" = AMBIGUOUS ] || [ "$expect" = EQUIVALENT ]; then
-			echo "ok: $pid $outcome (expect $expect)"
-		elif too_busy "$busy"; then
-			skip_busy "$busy" "$pid labelled $outcome, expect $expect"
-		else
-			fail "$pid: $outcome, expect $expect"
-		fi
-		;;
-	*) fail "$pid: $outcome ($guard), expect $expect" ;;
-	esac
-done < <(final_outcomes "$tmp/r.db")
-n=$(final_outcomes "$tmp/r.db" | wc -l)
-[ "$n" -eq 8 ] || fail "$n final records, expected 8"
+expect_constructed "$tmp/r.db" "$busy" 8
 test_exit
