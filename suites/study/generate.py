@@ -16,7 +16,10 @@
 # differs (and with it the content hash). The entry passes N through a
 # volatile, so no compiler can specialise the shared code for it, and the
 # trip count reaches the device as a kernel argument: the machine code that
-# does the work is the same on both sides, at the same address.
+# does the work is the same on both sides, at the same address. A trips loop
+# is never unrolled (#pragma unroll 1), so every trip costs the same: the
+# leftover trips of a loop unrolled by four cost about twice an unrolled
+# one, and 101 trips ran faster than 100 (bench/results/h200/study-suite-58).
 #
 # The truth of a pair is its work ratio: effect = trips(reference) /
 # trips(candidate), the speedup the candidate would show with no fixed
@@ -145,6 +148,11 @@ MULTI = ["poly", "rsqrt_newton", "tanh_pade", "erf_as"]
 # their work: on cuda long enough (~10 ms) that three host round trips of
 # ~7 us (docs/cuda.md) stay far inside the 1.5% margin
 MULTI_TRIPS = {"cuda": 4000, "cpu": 1000}
+# poly's trip is twelve FMAs: 4000 of them took 2.5 ms on the H200, where
+# the three host round trips of its sync4 candidate (about 25 us each with
+# the drain and ramp of the launches around them) came to 1.9%, past the
+# margin (bench/results/h200/study-suite-58); 16000 make it about 10 ms
+MULTI_TRIPS_CUDA_FAMILY = {"poly": 16000}
 LONG_TRIPS = {"memory": 300, "compute": 1000}
 
 
@@ -276,7 +284,7 @@ def trip_pairs(fam, k, half):
         t = 1 if k % 2 == 0 else LONG_TRIPS["compute"]
     pair(sol(t), sol(t), "TIED", 1.0)
     if cls == "compute" and n in MULTI:
-        t = MULTI_TRIPS[half]
+        t = MULTI_TRIPS_CUDA_FAMILY.get(n, MULTI_TRIPS[half]) if half == "cuda" else MULTI_TRIPS[half]
         used["%s_split4" % n] = (t, "split4")
         pair("%s_split4" % n, sol(t), "TIED")
         if half == "cuda":
@@ -474,11 +482,14 @@ def source_c(fam, used):
         callt = "f(%s)" % ", ".join("opaque(%s[i])" % v for v in names)
         what = ("// One trip evaluates f once per element. The trips of an element run\n"
                 "// back to back on values hidden from the optimiser, and their results are\n"
-                "// combined by a minimum of equal values, so the output is that of one trip.\n")
+                "// combined by a minimum of equal values, so the output is that of one trip.\n"
+                "// The trips loop is not unrolled, so that every trip costs the same (an\n"
+                "// unrolled loop's leftover trips cost more: the cuda half's source).\n")
         body = (OPAQUE_C + "\n" + fdef + "\n"
                 "__attribute__((noinline)) static int run(const nodus_call *call, int trips)\n{\n\t%s\n"
                 "\tint64_t n = call->inputs[0].numel;\n"
                 "\tfor (int64_t i = 0; i < n; i++) {\n\t\tfloat r = %s;\n"
+                "#pragma GCC unroll 1\n"
                 "\t\tfor (int t = 1; t < trips; t++) {\n\t\t\tfloat v = %s;\n"
                 "\t\t\tr = v < r ? v : r;\n\t\t}\n\t\ty[i] = r;\n\t}\n\treturn 0;\n}\n"
                 % (decl, call0, callt))
@@ -629,6 +640,7 @@ def source_cu(fam, used):
         kern = ("static __global__ void pass(%s, long long n, int trips)\n{\n"
                 "\tlong long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
                 "\tif (i >= n)\n\t\treturn;\n\tfloat r = %s;\n"
+                "#pragma unroll 1\n"
                 "\tfor (int t = 1; t < trips; t++) {\n\t\tfloat v = %s;\n\t\tr = v < r ? v : r;\n\t}\n"
                 "\ty[i] = r;\n}\n" % (params, call0, callt))
         runner = ("// all trips in one launch: trips is a kernel argument, the device code is\n"
@@ -640,7 +652,10 @@ def source_cu(fam, used):
                   "\treturn cudaGetLastError() == cudaSuccess ? 0 : 1;\n}\n" % (cu_decls(fam), args))
         what = ("// One trip evaluates f once per element. The trips of an element run\n"
                 "// back to back in its thread on values hidden from the optimiser, combined\n"
-                "// by a minimum of equal values, so the output is that of one trip.\n")
+                "// by a minimum of equal values, so the output is that of one trip.\n"
+                "// The trips loop is not unrolled: unrolled by four, the trips left over\n"
+                "// ran one at a time at about twice the cost of an unrolled one, so 101\n"
+                "// trips took less time than 100 (bench/results/h200/study-suite-58).\n")
         return (header(fam, "cuda", what) + "#include <cuda_runtime.h>\n#include <stdint.h>\n\n"
                 '#include "nodus/solution.h"\n\n' + OPAQUE_CU + "\n" + fdef + "\n" + kern + "\n"
                 + runner + entries_cu(used))
