@@ -97,6 +97,6 @@ extern "C" int cached_table_cached(const nodus_call *call)
 
 extern "C" int cached_table_recomputed(const nodus_call *call)
 {
-	volatile int trips = 20;
+	volatile int trips = 41;
 	return run_recomputed(call, trips);
 }

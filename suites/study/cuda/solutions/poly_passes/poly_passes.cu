@@ -85,12 +85,12 @@ static int run_passes(const nodus_call *call, int trips)
 
 extern "C" int poly_passes_passes(const nodus_call *call)
 {
-	volatile int trips = 4;
+	volatile int trips = 5;
 	return run_passes(call, trips);
 }
 
 extern "C" int poly_passes_registers(const nodus_call *call)
 {
-	volatile int trips = 4;
+	volatile int trips = 11;
 	return run_registers(call, trips);
 }
