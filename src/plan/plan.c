@@ -174,8 +174,9 @@ static json_t *judge_json_base(const nodus_judge *j)
 		j->isolation_max_busy_cores, "oracle_group", j->oracle_group);
 }
 
-/* The judge as sealed: min_timed_s and process_sd only when declared, so
- * that plans sealed before they existed still equal their rebuilt selves. */
+/* The judge as sealed: min_timed_s, process_sd and tasks only when
+ * declared, so that plans sealed before they existed still equal their
+ * rebuilt selves. */
 static json_t *judge_json(const nodus_judge *j)
 {
 	json_t *o = judge_json_base(j);
@@ -183,6 +184,19 @@ static json_t *judge_json(const nodus_judge *j)
 		json_object_set_new(o, "min_timed_s", json_real(j->min_timed_s));
 	if (o && j->process_sd > 0)
 		json_object_set_new(o, "process_sd", json_real(j->process_sd));
+	if (o && j->n_task_judges > 0) {
+		json_t *tasks = json_object();
+		for (int k = 0; k < j->n_task_judges; k++) {
+			const nodus_task_judge *tj = &j->task_judge[k];
+			json_t *t = json_object();
+			if (tj->tie_margin >= 0)
+				json_object_set_new(t, "tie_margin", json_real(tj->tie_margin));
+			if (tj->process_sd >= 0)
+				json_object_set_new(t, "process_sd", json_real(tj->process_sd));
+			json_object_set_new(tasks, tj->task, t);
+		}
+		json_object_set_new(o, "tasks", tasks);
+	}
 	return o;
 }
 

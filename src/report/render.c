@@ -85,6 +85,17 @@ static void text_header(const json_t *rep, nodus_buf *b)
 	if (num(plan, "process_sd", &psd) && psd > 0)
 		nodus_buf_addf(b, "intervals widened for the offset between two processes: judge "
 			       "process_sd %g (docs/statistics.md, \"Between processes\")\n", psd);
+	const char *task;
+	json_t *tj;
+	json_object_foreach(json_object_get(plan, "task_judges"), task, tj) {
+		double m, sd;
+		nodus_buf_addf(b, "task %s judged with its own", task);
+		if (num(tj, "tie_margin", &m))
+			nodus_buf_addf(b, " tie_margin %g", m);
+		if (num(tj, "process_sd", &sd))
+			nodus_buf_addf(b, " process_sd %g", sd);
+		nodus_buf_adds(b, " (the judge's \"tasks\")\n");
+	}
 	nodus_buf_adds(b, "\n");
 }
 

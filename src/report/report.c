@@ -925,13 +925,16 @@ static json_t *plan_section(const struct ctx *c)
 	json_t *tie = json_object_get(json_object_get(c->plan, "judge"), "tie_margin");
 	/* sealed only when declared: its absence is 0, no widening */
 	json_t *psd = json_object_get(json_object_get(c->plan, "judge"), "process_sd");
-	return json_pack("{s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:o, s:o}", "digest", c->d->plan_digest,
+	/* the judge's own margin and offset per task, sealed only when declared */
+	json_t *tasks = json_object_get(json_object_get(c->plan, "judge"), "tasks");
+	return json_pack("{s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:o, s:o, s:o}", "digest", c->d->plan_digest,
 			 "name", json_is_string(name) ? name : json_null(),
 			 "price_per_device_hour_usd", jnum(c->price_usd), "price_reason",
 			 c->price_reason ? json_string(c->price_reason) : json_null(), "pairs",
 			 c->n_pairs, "conditions", c->n_conds, "records", c->d->n_records,
 			 "tie_margin", json_is_number(tie) ? json_real(json_number_value(tie)) : json_null(),
-			 "process_sd", json_real(json_is_number(psd) ? json_number_value(psd) : 0.0));
+			 "process_sd", json_real(json_is_number(psd) ? json_number_value(psd) : 0.0),
+			 "task_judges", json_is_object(tasks) ? json_deep_copy(tasks) : json_object());
 }
 
 static int build(struct ctx *c, json_t **out, nodus_error *err)

@@ -111,7 +111,17 @@ static int short_call(const nodus_judge *j, struct attempt *a)
 
 double tie_margin_for(const nodus_judge *j, struct attempt *a)
 {
+	const nodus_task_judge *tj = nodus_judge_task(j, a->task->name);
+	if (tj && tj->tie_margin >= 0)
+		return tj->tie_margin;
 	return short_call(j, a) ? j->tie_margin_short : j->tie_margin;
+}
+
+/* The judge's process_sd, or the task's own (judge "tasks"). */
+double process_sd_for(const nodus_judge *j, const struct attempt *a)
+{
+	const nodus_task_judge *tj = nodus_judge_task(j, a->task->name);
+	return tj && tj->process_sd >= 0 ? tj->process_sd : j->process_sd;
 }
 
 /* Rounds at most for this attempt; before the first look, the larger of
@@ -196,17 +206,17 @@ char decide_after_round(struct run_ctx *x, struct attempt *a)
 		return r >= max ? 's' : 'c';
 	/* the rounds' interval cannot see the offset between the two sides'
 	 * processes; the judge's process_sd stands for it (docs/statistics.md) */
-	if (j->process_sd > 0) {
+	double psd = process_sd_for(j, a);
+	if (psd > 0) {
 		a->ci_rounds = ci;
-		if (nodus_stats_widen_for_processes(&a->ci_rounds, j->process_sd, conf, &ci))
+		if (nodus_stats_widen_for_processes(&a->ci_rounds, psd, conf, &ci))
 			return r >= max ? 's' : 'c';
 	}
 	a->ci = ci;
 	a->label = nodus_stats_label(&ci, tie_margin_for(j, a));
 	if (a->label != NODUS_LABEL_AMBIGUOUS || r >= max)
 		return 's';
-	if (j->process_sd > 0 &&
-	    undecidable(&a->ci_rounds, j->process_sd, conf, tie_margin_for(j, a))) {
+	if (psd > 0 && undecidable(&a->ci_rounds, psd, conf, tie_margin_for(j, a))) {
 		a->undecidable = 1;
 		return 's';
 	}

@@ -65,10 +65,10 @@ int write_record(struct run_ctx *x, struct attempt *a, int final, double started
 				    json_real(tie_margin_for(x->judge, a)));
 		json_object_set_new(a->detail, "max_rounds",
 				    json_integer(max_rounds_for(x->judge, a)));
-		if (x->judge->process_sd > 0 && a->ci_rounds.estimate > 0)
+		if (process_sd_for(x->judge, a) > 0 && a->ci_rounds.estimate > 0)
 			json_object_set_new(
 			    a->detail, "process_sd",
-			    json_pack("{s:f,s:f,s:f,s:b}", "sd", x->judge->process_sd, "rounds_lo",
+			    json_pack("{s:f,s:f,s:f,s:b}", "sd", process_sd_for(x->judge, a), "rounds_lo",
 				      a->ci_rounds.lo, "rounds_hi", a->ci_rounds.hi, "undecidable",
 				      a->undecidable));
 		if (x->judge->min_timed_s > 0 && a->first_look >= 0)

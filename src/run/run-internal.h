@@ -280,6 +280,7 @@ double median_of_role(const struct attempt *a, int role);
 
 /* The tie margin of the attempt's duration class (fixed at its first look) */
 double tie_margin_for(const nodus_judge *j, struct attempt *a);
+double process_sd_for(const nodus_judge *j, const struct attempt *a);
 
 /* The most rounds of the attempt's duration class (before its first look, the larger) */
 int max_rounds_for(const nodus_judge *j, const struct attempt *a);

@@ -472,7 +472,58 @@ static const nodus__vfield judge_fields[] = {
 	{"bootstrap_resamples", 0}, {"timeout_s", 0}, {"address_space_mb", 0},
 	{"cpu_time_s", 0},   {"open_files", 0},   {"processes", 0},
 	{"max_attempts", 0}, {"retry_on", 0},     {"isolation_max_busy_cores", 0},
-	{"oracle_group", 0}};
+	{"oracle_group", 0}, {"tasks", 0}};
+
+const nodus_task_judge *nodus_judge_task(const nodus_judge *j, const char *task)
+{
+	for (int k = 0; k < j->n_task_judges; k++)
+		if (strcmp(j->task_judge[k].task, task) == 0)
+			return &j->task_judge[k];
+	return NULL;
+}
+
+/* "tasks": {"TASK": {"tie_margin"?, "process_sd"?}}: a task's own margin
+ * and process offset, each task one of the campaign's. */
+static void judge_tasks(nodus__vctx *v, const json_t *o, const nodus_campaign *c, nodus_judge *j)
+{
+	static const nodus__vfield f[] = {{"tie_margin", 0}, {"process_sd", 0}};
+	json_t *tasks = json_object_get(o, "tasks");
+	if (!tasks)
+		return;
+	nodus__v_push_key(v, "tasks");
+	if (!nodus__v_object(v, tasks, "an object of task names, each {\"tie_margin\"?, "
+				       "\"process_sd\"?}")) {
+		nodus__v_pop(v);
+		return;
+	}
+	if (json_object_size(tasks) > NODUS_MAX_TASK_JUDGES) {
+		nodus__v_err(v, 0, "expected at most %d tasks, got %zu", NODUS_MAX_TASK_JUDGES,
+			     json_object_size(tasks));
+		nodus__v_pop(v);
+		return;
+	}
+	const char *name;
+	json_t *t;
+	json_object_foreach(tasks, name, t) {
+		nodus__v_push_key(v, name);
+		nodus_task_judge *tj = &j->task_judge[j->n_task_judges];
+		memset(tj, 0, sizeof(*tj));
+		tj->tie_margin = tj->process_sd = -1;
+		if (c->tasks && nodus_campaign_find_task(c, name) < 0)
+			nodus__v_err(v, 0, "expected a task of the campaign, got \"%s\"", name);
+		else if (strlen(name) >= sizeof(tj->task))
+			nodus__v_err(v, 0, "expected a task name, got one of %zu bytes", strlen(name));
+		else if (nodus__v_object(v, t, "{\"tie_margin\"?, \"process_sd\"?}")) {
+			nodus__v_fields(v, t, f, NODUS_ARRAY_SIZE(f));
+			snprintf(tj->task, sizeof(tj->task), "%s", name);
+			nodus__v_num(v, t, "tie_margin", 0, 1, 1, 0, &tj->tie_margin);
+			nodus__v_num(v, t, "process_sd", 0, 0, 1, 0, &tj->process_sd);
+			j->n_task_judges++;
+		}
+		nodus__v_pop(v);
+	}
+	nodus__v_pop(v);
+}
 
 /* An int judge member in [lo, hi], kept as its default when absent. */
 static void judge_int(nodus__vctx *v, const json_t *o, const char *key, int64_t lo, int64_t hi,
@@ -535,7 +586,7 @@ static void judge_tails(nodus__vctx *v, const nodus_judge *j)
 			 need, j->confidence, looks, BOOTSTRAP_TAIL_MIN, j->bootstrap_resamples);
 }
 
-static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
+static void load_judge(nodus__vctx *v, const json_t *o, const nodus_campaign *c, nodus_judge *j)
 {
 	judge_defaults(j);
 	if (!o)
@@ -590,6 +641,7 @@ static void load_judge(nodus__vctx *v, const json_t *o, nodus_judge *j)
 				 "expected max_rounds_short >= min_rounds (%d), got %d", j->min_rounds,
 				 j->max_rounds_short);
 	judge_tails(v, j);
+	judge_tasks(v, o, c, j);
 	nodus__v_pop(v);
 }
 
@@ -816,7 +868,7 @@ static void load_all(nodus__vctx *v, const json_t *obj, const char *dir, nodus_c
 		nodus__v_err(v, 0, "expected to load the campaign, got out of memory");
 	else
 		load_pairs(v, obj, c);
-	load_judge(v, json_object_get(obj, "judge"), &c->judge);
+	load_judge(v, json_object_get(obj, "judge"), c, &c->judge);
 	if (c->judge.tie_margin_short < 0)
 		c->judge.tie_margin_short = c->judge.tie_margin;
 	if (c->judge.max_rounds_short < 0)

@@ -63,5 +63,7 @@ void nodus_judge_for_preset(const nodus_judge *base, int preset, nodus_judge *ou
 	out->flush_cache = 1;  /* both clear the L2 before each timed call */
 	out->min_sample_ns = 0; /* a sample is one call */
 	out->process_sd = 0;   /* no interval to widen */
+	for (int k = 0; k < out->n_task_judges; k++)
+		out->task_judge[k].process_sd = -1; /* the judge's 0 */
 	out->min_timed_s = 0;
 }

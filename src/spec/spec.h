@@ -203,6 +203,17 @@ typedef struct nodus_condition {
 	int judge_preset;           /* a nodus_judge_preset: whose protocol times and labels */
 } nodus_condition;
 
+/* A task's own tie margin and process offset (the judge's "tasks"): the
+ * kind of work sets how far two processes drift apart (host-bound launch
+ * sequences by about 2% on the H200, GPU-bound kernels by 0.1%), so one
+ * campaign may hold both. A field below 0 is the judge's own. */
+#define NODUS_MAX_TASK_JUDGES 64
+typedef struct nodus_task_judge {
+	char task[NODUS_NAME_MAX];
+	double tie_margin;          /* < 0: the judge's (tie_margin or tie_margin_short) */
+	double process_sd;          /* < 0: the judge's */
+} nodus_task_judge;
+
 typedef struct nodus_judge {
 	uint64_t seed;              /* master seed; per-trial seeds derive from it */
 	int trials;                 /* correctness trials before timing */
@@ -234,7 +245,12 @@ typedef struct nodus_judge {
 	int oracle_group;           /* pairs whose reference outputs one oracle computes */
 	unsigned retry_on;          /* bit (1u << status) for each retried status */
 	double isolation_max_busy_cores; /* cpu isolated: other load above this fails */
+	int n_task_judges;          /* entries in task_judge */
+	nodus_task_judge task_judge[NODUS_MAX_TASK_JUDGES]; /* by task, in declaration order */
 } nodus_judge;
+
+/* The judge's own entry for a task, or NULL. */
+const nodus_task_judge *nodus_judge_task(const nodus_judge *j, const char *task);
 
 typedef struct nodus_target {
 	int backend;                /* a nodus_backend_kind */

@@ -13,7 +13,9 @@
 # within a record's rounds interval could be labelled, the pair stops
 # AMBIGUOUS at that look (detail.process_sd.undecidable), and only then:
 # the rule is checked on every record against its own rounds interval, at
-# the look's confidence. The report names process_sd where declared, and its
+# the look's confidence. The judge's "tasks" give one task its own margin
+# and process_sd (sealed; that task's records keep them, the others the
+# judge's). The report names process_sd where declared, and its
 # aa_noise.rms_log_estimate is the rms of the A/A pairs' log estimates.
 # Nothing here reads the machine's speed.
 set -u
@@ -26,8 +28,22 @@ small_campaign "$tmp/suites" vector >/dev/null
 relax_isolation "$tmp/suites/cpu/campaign.json" 2.5
 campaign="$tmp/suites/cpu/campaign.json"
 set_judge "$campaign" timeout_s 900
-for case in plain sd wide; do
-	[ "$case" = sd ] && set_judge "$campaign" process_sd 0.05
+# the judge's "tasks": the first task judged with its own margin and
+# offset, every other with the judge's (none declared: 0)
+task1=$(python3 - "$campaign" <<'PY'
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+d = os.path.dirname(sys.argv[1])
+wl = c["pairs"][0]["workload"]
+for w in c["workloads"]:
+    o = json.load(open(os.path.join(d, w)))
+    if o["name"] == wl:
+        print(o["task"])
+PY
+)
+for case in plain task sd wide; do
+	[ "$case" = task ] && set_judge "$campaign" tasks "{\"$task1\": {\"process_sd\": 0.05, \"tie_margin\": 0.3}}"
+	[ "$case" = sd ] && { set_judge "$campaign" tasks '{}'; set_judge "$campaign" process_sd 0.05; }
 	[ "$case" = wide ] && set_judge "$campaign" process_sd 0.5
 	"$NODUS" plan "$campaign" -o "$tmp/plan-$case.json" >/dev/null || { echo "FAIL: plan"; exit 1; }
 	"$NODUS" run "$tmp/plan-$case.json" --db "$tmp/$case.db" --condition isolated -q ||
@@ -42,6 +58,36 @@ grep -q "intervals widened" "$tmp/plain.txt" && fail "the text report names a pr
 "$NODUS" report "$tmp/sd.db" --format json 2>/dev/null |
 	python3 -c "import json,sys; assert json.load(sys.stdin)['plan']['process_sd'] == 0.05" ||
 	fail "the JSON report's plan.process_sd is not 0.05"
+"$NODUS" report "$tmp/task.db" >"$tmp/task.txt" 2>&1 || fail "report task: exit $?"
+grep -q "task $task1 judged with its own tie_margin 0.3 process_sd 0.05" "$tmp/task.txt" ||
+	fail "the text report does not name the task's own judge: $(head -5 "$tmp/task.txt")"
+grep -q "judged with its own" "$tmp/plain.txt" && fail "the text report names a task judge never declared"
+python3 - "$tmp/plan-task.json" "$tmp/task.db" "$task1" "$campaign" <<'PY' || fail "the judge's tasks"
+import json, os, sqlite3, sys
+plan = json.load(open(sys.argv[1]))
+task = sys.argv[3]
+assert plan["judge"]["tasks"] == {task: {"process_sd": 0.05, "tie_margin": 0.3}}, plan["judge"].get("tasks")
+assert "process_sd" not in plan["judge"], plan["judge"]
+d = os.path.dirname(sys.argv[4])
+wl_task = {o["name"]: o["task"] for o in (json.load(open(os.path.join(d, w)))
+                                          for w in json.load(open(sys.argv[4]))["workloads"])}
+mine = other = 0
+for pid, status, detail in sqlite3.connect(sys.argv[2]).execute(
+        "SELECT pair_id, status, detail_json FROM records WHERE final = 1"):
+    d = json.loads(detail or "{}")
+    if status != "OK" or "tie_margin" not in d:
+        continue
+    t = wl_task[pid.split("/")[0]]
+    if t == task:
+        mine += 1
+        assert d["tie_margin"] == 0.3, (pid, d["tie_margin"])
+        assert d.get("process_sd", {}).get("sd") == 0.05, (pid, d.get("process_sd"))
+    else:
+        other += 1
+        assert d["tie_margin"] != 0.3 and "process_sd" not in d, (pid, d)
+assert mine >= 1, f"no OK record of task {task}"
+print(f"task judge: {mine} records of {task} with its own margin and offset, {other} others with the judge's")
+PY
 # the A/A pairs' estimates, whose truth is 1: their rms log in the report
 "$NODUS" report "$tmp/plain.db" --format json 2>/dev/null | python3 -c '
 import json, math, sys
