@@ -294,6 +294,17 @@ static void text_cost(const json_t *c, nodus_buf *b)
 			       "processes, the judge's process_sd)",
 			       v, json_integer_value(json_object_get(aa, "with_estimate")));
 	nodus_buf_adds(b, "\n");
+	const json_t *es = json_object_get(c, "effect_scale");
+	double lo, hi;
+	if (num(es, "estimate", &v)) {
+		nodus_buf_addf(b, "  effect sizes against the baseline's: median log ratio %.3g", v);
+		if (num(es, "lo", &lo) && num(es, "hi", &hi))
+			nodus_buf_addf(b, " [%.3g, %.3g]", lo, hi);
+		nodus_buf_addf(b, " over %" JSON_INTEGER_FORMAT " pairs the baseline decided, %"
+			       JSON_INTEGER_FORMAT " tasks (1 keeps an effect, 0.5 halves it)\n",
+			       json_integer_value(json_object_get(es, "pairs")),
+			       json_integer_value(json_object_get(es, "tasks")));
+	}
 }
 
 /* The resolution curve: pairs that declare their true effect, by its size

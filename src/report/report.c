@@ -26,7 +26,8 @@
  *     fast_unchecked);
  *   - cost over ALL attempts of the condition (retries, failures and
  *     excluded pairs included: money spent is spent);
- *   - the A/A noise of pairs whose candidate is their reference.
+ *   - the A/A noise of pairs whose candidate is their reference;
+ *   - what the condition does to effect sizes (effect_scale).
  * Per pair and condition, whether the outcome contradicts the pair's
  * declared expect (nodus__report_expect_missed(), the one place that rule
  * is written): every condition's outcome is checked against it, the
@@ -835,6 +836,106 @@ static json_t *resolution(const struct ctx *c, int k)
 	return list;
 }
 
+/* The median of x[0..n), which it sorts. */
+static double median_sorting(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
+}
+
+/* What condition k does to effect sizes: over the scored pairs the
+ * baseline decided (FASTER or SLOWER) and k measured (an OK record with an
+ * estimate), the median of log(speedup under k) / log(speedup in the
+ * baseline): 1 keeps an effect, 0.5 halves it (a 10% difference measured
+ * as 5%), below 0 turns it round. Its interval resamples tasks, as the
+ * agreement's does, with the same seed and confidence. */
+static json_t *effect_scale(const struct ctx *c, const struct items *it, int k)
+{
+	double *r = malloc(((size_t)it->n + 1) * sizeof(double));
+	int *cl = malloc(((size_t)it->n + 1) * sizeof(int));
+	int n = 0;
+	for (int i = 0; r && cl && i < it->n; i++) {
+		const nodus_record *b = final_of(c, it->pair[i], c->base);
+		int o = outcome(b); /* not it->a: a preset's items hold it binarized */
+		if (o != NODUS_LABEL_FASTER && o != NODUS_LABEL_SLOWER)
+			continue;
+		const nodus_record *x = final_of(c, it->pair[i], k);
+		if (!b || !x || x->status != NODUS_STATUS_OK || !(b->speedup > 0) ||
+		    !(x->speedup > 0) || !isfinite(x->speedup) || b->speedup == 1.0)
+			continue;
+		r[n] = log(x->speedup) / log(b->speedup);
+		cl[n++] = it->cluster[i];
+	}
+	double est = NAN, lo = NAN, hi = NAN;
+	int tasks = 0;
+	if (n > 0) {
+		double *w = malloc((size_t)n * sizeof(double));
+		int *members = malloc((size_t)it->n_clusters * sizeof(int));
+		int *start = calloc((size_t)it->n_clusters + 1, sizeof(int));
+		int *order = malloc((size_t)n * sizeof(int));
+		int B = c->opt.resamples;
+		double *meds = malloc(((size_t)B + 1) * sizeof(double));
+		if (w && members && start && order && meds) {
+			memcpy(w, r, (size_t)n * sizeof(double));
+			est = median_sorting(w, n);
+			/* the ratios grouped by task: start[t] .. start[t + 1] in order */
+			for (int i = 0; i < n; i++)
+				start[cl[i] + 1]++;
+			for (int t = 0; t < it->n_clusters; t++) {
+				tasks += start[t + 1] > 0;
+				start[t + 1] += start[t];
+			}
+			memcpy(members, start, (size_t)it->n_clusters * sizeof(int));
+			for (int i = 0; i < n; i++)
+				order[members[cl[i]]++] = i;
+			int *present = members; /* reused: the tasks with a ratio */
+			int np = 0;
+			for (int t = 0; t < it->n_clusters; t++)
+				if (start[t + 1] > start[t])
+					present[np++] = t;
+			int most = 0; /* a resample holds at most np draws of the largest task */
+			for (int d = 0; d < np; d++)
+				if (start[present[d] + 1] - start[present[d]] > most)
+					most = start[present[d] + 1] - start[present[d]];
+			double *grown = np >= 2 ? realloc(w, (size_t)np * (size_t)most * sizeof(double)) : NULL;
+			if (grown)
+				w = grown;
+			if (grown && B > 0) {
+				nodus_rng rng;
+				nodus_rng_seed(&rng, c->opt.seed);
+				int m = 0;
+				for (int bi = 0; bi < B; bi++) {
+					int got = 0;
+					for (int d = 0; d < np; d++) {
+						int t = present[nodus_rng_below(&rng, (uint64_t)np)];
+						for (int q = start[t]; q < start[t + 1]; q++)
+							w[got++] = r[order[q]];
+					}
+					if (got > 0)
+						meds[m++] = median_sorting(w, got);
+				}
+				if (m > 0) {
+					qsort(meds, (size_t)m, sizeof(double), cmp_double);
+					double a = (1 - c->opt.confidence) / 2;
+					lo = meds[(int)floor(a * (m - 1))];
+					hi = meds[(int)ceil((1 - a) * (m - 1))];
+				}
+			}
+		}
+		free(w);
+		free(members);
+		free(start);
+		free(order);
+		free(meds);
+	}
+	free(r);
+	free(cl);
+	json_t *o = jinterval(est, lo, hi);
+	json_object_set_new(o, "pairs", json_integer(n));
+	json_object_set_new(o, "tasks", json_integer(tasks));
+	return o;
+}
+
 static int condition_section(const struct ctx *c, int k, json_t *excluded, json_t **out,
 			     nodus_error *err)
 {
@@ -867,6 +968,7 @@ static int condition_section(const struct ctx *c, int k, json_t *excluded, json_
 		json_object_set_new(cond, "cost", cost(c, k, agreeing, cond));
 		json_object_set_new(cond, "aa_noise", aa_noise(c, &it, k));
 		json_object_set_new(cond, "resolution", resolution(c, k));
+		json_object_set_new(cond, "effect_scale", effect_scale(c, &sc, k));
 		*out = cond;
 	} else {
 		json_decref(cond);

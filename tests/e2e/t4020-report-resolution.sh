@@ -11,7 +11,10 @@
 #      labels) with the baseline after binarizing its labels: FASTER is
 #      BINARY_FASTER, SLOWER and TIED are BINARY_NOT_FASTER, AMBIGUOUS is
 #      left out and said why; false fast are its BINARY_FASTER pairs whose
-#      baseline is not FASTER; A/A pairs called faster are counted.
+#      baseline is not FASTER; A/A pairs called faster are counted;
+#   3. says what each condition does to effect sizes: the median of
+#      log(speedup) / log(baseline speedup) over the pairs the baseline
+#      decided, with an interval over tasks.
 #
 #   pair  effect expect  isolated    kb
 #   f10   1.10   FASTER  FASTER      BINARY_FASTER
@@ -90,6 +93,18 @@ left = {x["baseline"]: sorted(x["pairs"]) for x in kb["left_out"]}
 assert left == {"AMBIGUOUS": ["f10b"], "CRASH": ["crash"], "MISSING": ["later"]}, left
 assert sorted(f["pair"] for f in kb["false_fast"]) == ["aa", "f1", "f10b"], kb["false_fast"]
 assert (kb["aa_noise"]["aa_pairs"], kb["aa_noise"]["called_faster"]) == (1, 1), kb["aa_noise"]
+# effect sizes: the pairs the baseline decided (f10 1.5, s5 0.5, s5b 1.5)
+# against kb's estimates (1.2, 0.9, 0.9), the median of the log ratios,
+# its interval over the tasks (t0: f10, s5; t1: s5b) within their range
+import math
+want = sorted([math.log(1.2) / math.log(1.5), math.log(0.9) / math.log(0.5),
+               math.log(0.9) / math.log(1.5)])
+es = kb["effect_scale"]
+assert (es["pairs"], es["tasks"]) == (3, 2), es
+assert abs(es["estimate"] - want[1]) < 1e-9, (es, want)
+assert want[0] - 1e-9 <= es["lo"] <= es["estimate"] <= es["hi"] <= want[2] + 1e-9, (es, want)
+iso = c["isolated"]["effect_scale"]
+assert (iso["pairs"], iso["estimate"]) == (3, 1.0), iso
 agrees = {p["id"]: p["agrees"]["kb"] for p in r["pairs"]}
 assert agrees == {"f10": True, "f10b": None, "f1": False, "s5": True, "s5b": False, "aa": False,
                   "crash": None, "later": None}, agrees
@@ -98,6 +113,7 @@ PY
 grep -q "resolution (pairs declaring their true effect)" "$tmp/text" || { echo "FAIL: no resolution line"; fails=$((fails + 1)); }
 grep -q -- "-5%: 1/2 (0, 1, 0)" "$tmp/text" || { echo "FAIL: the isolated curve in text: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
 grep -q -- "+10%: 1/4 (1, 0, 1, 1)" "$tmp/text" || { echo "FAIL: the pair not run is not counted apart: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
+grep -q "effect sizes against the baseline's: median log ratio 0.152 \[" "$tmp/text" || { echo "FAIL: no effect-size line: $(grep 'effect sizes' "$tmp/text")"; fails=$((fails + 1)); }
 grep -q "judged by the kernelbench preset" "$tmp/text" || { echo "FAIL: the preset is not named"; fails=$((fails + 1)); }
 # HTML: the preset named; a verdict marked as differing exactly where the
 # report says it does not agree (pairs[].agrees)
