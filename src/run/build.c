@@ -537,7 +537,8 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* ---- the cache ---- */
 
 /* SHA-256 over what the build is made from before it runs: the solution's
- * hash (sources' bytes, flags, libs, entry, backend), the sources' names
+ * build hash (sources' bytes, flags, libs, backend; the entry only for a
+ * python solution, whose adapter embeds it), the sources' names
  * and which of them are compiled, the compiler and the target. The files
  * it turns out to read besides are checked through the .deps list. */
 static void cache_key(const nodus_solution *s, const nodus_build_opts *o,
@@ -545,7 +546,7 @@ static void cache_key(const nodus_solution *s, const nodus_build_opts *o,
 {
 	nodus_buf b = NODUS_BUF_INIT;
 	int cuda = s->backend == NODUS_BACKEND_CUDA;
-	nodus_buf_addf(&b, "nodus-build-2\n%s\n%s\n%s\n", s->hash,
+	nodus_buf_addf(&b, "nodus-build-3\n%s\n%s\n%s\n", s->build_hash,
 		       nodus_build_compiler_version(s->backend),
 		       cuda ? (o->cuda_arch ? o->cuda_arch : "sm_90") : "host");
 	if (py) /* the interpreter the adapter embeds */

@@ -392,18 +392,21 @@ static void hash_str(EVP_MD_CTX *ctx, const char *s)
 	hash_bytes(ctx, s, strlen(s));
 }
 
-/* Computes s->hash from the validated fields and the sources' bytes. */
-static void sol_hash(nodus__vctx *v, nodus_solution *s)
+/* Computes into hex the SHA-256 of the validated fields and the sources'
+ * bytes, the entry among them when with_entry; 0 or -1 (said in v). */
+static int sol_digest(nodus__vctx *v, const nodus_solution *s, int with_entry, char *hex)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	nodus_buf bytes = NODUS_BUF_INIT;
+	int rc = -1;
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		nodus__v_err(v, 0, "expected to hash the solution, got an OpenSSL failure");
 		goto out;
 	}
 	hash_str(ctx, "nodus-solution-1");
 	hash_str(ctx, backends[s->backend - 1]);
-	hash_str(ctx, s->entry);
+	if (with_entry)
+		hash_str(ctx, s->entry);
 	hash_u64(ctx, (uint64_t)s->n_flags);
 	for (int k = 0; k < s->n_flags; k++)
 		hash_str(ctx, s->flags[k]);
@@ -429,10 +432,10 @@ static void sol_hash(nodus__vctx *v, nodus_solution *s)
 		nodus__path_join(full, sizeof(full), s->dir, s->sources[k]);
 		nodus__v_push_key(v, "sources");
 		nodus__v_push_index(v, (size_t)k);
-		int rc = nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v, NULL);
+		int read = nodus__spec_read(full, NODUS__SOURCE_MAX_BYTES, &bytes, v, NULL);
 		nodus__v_pop(v);
 		nodus__v_pop(v);
-		if (rc)
+		if (read)
 			goto out;
 		hash_bytes(ctx, bytes.data, bytes.len);
 	}
@@ -440,10 +443,22 @@ static void sol_hash(nodus__vctx *v, nodus_solution *s)
 	unsigned len = 0;
 	EVP_DigestFinal_ex(ctx, md, &len);
 	for (unsigned k = 0; k < len; k++)
-		snprintf(s->hash + 2 * k, 3, "%02x", md[k]);
+		snprintf(hex + 2 * k, 3, "%02x", md[k]);
+	rc = 0;
 out:
 	nodus_buf_release(&bytes);
 	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/* s->hash, the solution's identity, and s->build_hash, its shared
+ * object's: a native solution's entry is only looked up in the object, so
+ * the study suite's entries of one source (FAMILY_t100, FAMILY_t101, ...)
+ * are one build; a python solution's adapter embeds its entry. */
+static void sol_hash(nodus__vctx *v, nodus_solution *s)
+{
+	if (sol_digest(v, s, 1, s->hash) == 0)
+		sol_digest(v, s, s->language == NODUS_LANG_PYTHON, s->build_hash);
 }
 
 int nodus_solution_from_json(json_t *obj, const char *file, const char *text, const char *dir,

@@ -163,6 +163,8 @@ typedef struct nodus_solution {
 	char tags[16][NODUS_NAME_MAX];        /* free labels; not hashed */
 	char dir[512];              /* directory the sources are relative to */
 	char hash[NODUS_SHA256_HEX];/* over sources' bytes, entry, backend, flags, libs (docs/formats.md) */
+	char build_hash[NODUS_SHA256_HEX]; /* the same without the entry for a native solution,
+				     * whose shared object does not depend on it: the build cache's */
 	json_t *json;               /* the validated object, owned (a reference) */
 	char file[512];             /* where it was read from */
 } nodus_solution;

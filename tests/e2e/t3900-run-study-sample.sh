@@ -16,6 +16,8 @@
 #    (EQUIVALENT: any label). A label that contradicts the construction fails, unless
 #    the machine was too busy for a timing label to be trusted (then it is
 #    skipped, said as "skipped: machine busy", lib/load.sh).
+# 3. A family's entries are one build (the build cache keys a native
+#    solution without its entry): every trip pair's record hit the cache.
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
 tmp=$(mktemp -d)
@@ -65,4 +67,18 @@ load_mark run
 during=$(load_since run)
 busy=$(max_cores "$busy" "$during")
 expect_constructed "$tmp/r.db" "$busy" 8
+# 3. the entries of one source are one build: every side of a trip pair
+#    (FAMILY_tN against FAMILY_tM) was in the cache the plan filled with
+#    the family's reference, so its record paid no compile
+python3 - "$tmp/r.db" <<'PY' || fail "entries of one source built more than once"
+import re, sqlite3, sys
+n = 0
+for pid, hits, compile_s in sqlite3.connect(sys.argv[1]).execute(
+        "SELECT pair_id, compile_cache_hits, compile_s FROM records WHERE final = 1"):
+    _, cand, ref = pid.split("/")
+    if re.search(r"_t\d+$", cand) and re.search(r"_t\d+$", ref):
+        n += 1
+        assert hits == 2 and compile_s == 0, (pid, hits, compile_s)
+assert n >= 4, n
+PY
 test_exit
