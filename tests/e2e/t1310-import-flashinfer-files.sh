@@ -31,9 +31,14 @@
 #      back as safetensors inputs with the values run (FlashInfer-Bench's
 #      own TraceSet and safetensors read them, where installed); verify
 #      names the blob when it changes after sealing.
+# On a GPU, tests/gpu/test-gpu-file-inputs.sh runs it all again on cuda:
+# T1310_BACKEND=cuda and T1310_PYTHON (the interpreter with CUDA torch);
+# by default cpu and Debian's /usr/bin/python3.
 # ------------------------------------------------------------------------
 set -u
 . "$(dirname "$0")/lib/campaign.sh"
+BACKEND=${T1310_BACKEND:-cpu}
+PY=${T1310_PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 NODUS=$(private_nodus "$tmp")
@@ -137,8 +142,8 @@ with open(f"{ds}/workloads/bytes_id.jsonl", "w") as f:
 # a candidate right only with the file's values (a redraw makes it wrong),
 # and one that ignores scale
 hard = ("import torch\n\ndef run(table, index, scale):\n"
-        f"    idx = torch.tensor({INDEX}, dtype=torch.long)\n"
-        f"    s = torch.tensor({SCALE}, dtype=table.dtype)\n"
+        f"    idx = torch.tensor({INDEX}, dtype=torch.long, device=table.device)\n"
+        f"    s = torch.tensor({SCALE}, dtype=table.dtype, device=table.device)\n"
         "    return table[idx] * s[:, None]\n")
 noscale = "def run(table, index, scale):\n    return table[index.long()].clone()\n"
 for name, text in (("hardcoded", hard), ("noscale", noscale)):
@@ -150,7 +155,7 @@ for name, text in (("hardcoded", hard), ("noscale", noscale)):
 PY
 
 # 1. the import
-"$NODUS" import flashinfer "$ds" -o "$out" --backend cpu >"$tmp/stdout" 2>"$tmp/err"
+"$NODUS" import flashinfer "$ds" -o "$out" --backend "$BACKEND" --python "$PY" >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 1 ] || fail "1.1 exited $rc, expected 1 (something left out): $(cat "$tmp/err")"
 grep -q "wrote $out: 3 definition(s), 3 workload(s), 2 solution(s), 6 pair(s)" "$tmp/stdout" ||
@@ -255,7 +260,7 @@ PY
 	fail "2.5 a task's file input: $(cat "$tmp/err")"
 
 # 3. plan and run, with torch
-if /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
+if "$PY" -I -c 'import torch' 2>/dev/null; then
 	relax_isolation "$out/campaign.json" 1000
 	set_judge "$out/campaign.json" max_rounds 10
 	"$NODUS" plan "$out/campaign.json" -o "$tmp/plan.json" >"$tmp/plan.txt" 2>&1 ||
@@ -337,7 +342,7 @@ PY
 	[ $? -ne 0 ] && grep -q "blob/workloads/gather/good.safetensors.*changed since sealing" "$tmp/err" ||
 		fail "3.8 verify after the blob changed: $(cat "$tmp/err")"
 else
-	echo "skipped: no torch (/usr/bin/python3 cannot import torch): item 3, the run"
+	echo "skipped: no torch ($PY cannot import torch): item 3, the run"
 fi
 [ "$fails" -eq 0 ] && echo "t1310: safetensors inputs imported exactly, bad files refused in words"
 test_exit
