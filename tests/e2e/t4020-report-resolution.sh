@@ -115,6 +115,22 @@ grep -q -- "-5%: 1/2 (0, 1, 0)" "$tmp/text" || { echo "FAIL: the isolated curve 
 grep -q -- "+10%: 1/4 (1, 0, 1, 1)" "$tmp/text" || { echo "FAIL: the pair not run is not counted apart: $(grep -A1 resolution "$tmp/text")"; fails=$((fails + 1)); }
 grep -q "effect sizes against the baseline's: median log ratio 0.152 \[" "$tmp/text" || { echo "FAIL: no effect-size line: $(grep 'effect sizes' "$tmp/text")"; fails=$((fails + 1)); }
 grep -q "judged by the kernelbench preset" "$tmp/text" || { echo "FAIL: the preset is not named"; fails=$((fails + 1)); }
+# bench/study-paper.py draws the study's tables from the report alone
+SRC=${NODUS_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+python3 "$SRC/bench/study-paper.py" "$tmp/r.json" >"$tmp/paper.md" 2>"$tmp/err" || { echo "FAIL: study-paper.py: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+python3 - "$tmp/paper.md" <<'PY' || { echo "FAIL: the paper's tables: $(head -20 "$tmp/paper.md")"; fails=$((fails + 1)); }
+import sys
+md = open(sys.argv[1]).read()
+row = next(l for l in md.splitlines() if l.startswith("| kb |"))
+cells = [c.strip() for c in row.strip("|").split("|")]
+# condition, judge, pairs run, scored, agreement, kappa, false fast, A/A faster, effect sizes
+assert cells[1:4] == ["kernelbench", "7", "5"], cells
+assert cells[4].startswith("0.400 ["), cells       # 2 of 5 scored agree
+assert cells[6:8] == ["3", "1 of 1"], cells
+assert cells[8].startswith("0.152 ["), cells
+assert "| isolated | 1/2 (1 wrong) |" in md, md     # -5%: s5 met, s5b wrong
+assert "`s5b` expect SLOWER: isolated FASTER" in md.replace("`s5b`", "`s5b`"), md
+PY
 # HTML: the preset named; a verdict marked as differing exactly where the
 # report says it does not agree (pairs[].agrees)
 "$NODUS" report "$db" --format html -o "$tmp/r.html" 2>"$tmp/err" || { echo "FAIL: html report"; fails=$((fails + 1)); }
