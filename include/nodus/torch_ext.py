@@ -98,9 +98,9 @@ def ext_name(name, how):
 
 
 def install_prebuilt(torch, ext_dir):
-    """The worker's torch.utils.cpp_extension: prebuilt extensions only.
-    Not the real module: importing it looks for nvcc with `which`, a
-    process (killed by the load filter)."""
+    """The worker's torch.utils.cpp_extension and tvm_ffi.cpp: prebuilt
+    extensions only. Not the real modules: importing torch's looks for nvcc
+    with `which`, a process (killed by the load filter)."""
     import importlib.machinery
     import importlib.util
     import os
@@ -159,6 +159,8 @@ def install_prebuilt(torch, ext_dir):
     tc.load_inline = tvm_load_inline
     tc.build = tc.build_inline = tc.load = tvm_unbuilt
     sys.modules['tvm_ffi.cpp'] = tc
+    if 'tvm_ffi' in sys.modules:  # imported already: its attribute too
+        sys.modules['tvm_ffi'].cpp = tc
 
 
 def install_recording(ext_dir, failures, tvm=False):

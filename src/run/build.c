@@ -25,10 +25,12 @@
  * REWARD_HACK).
  *
  * A python solution compiles nodus's torch adapter instead; when its
- * module names torch.utils.cpp_extension, one more step in the same jail
- * (the record step: the target's interpreter runs include/nodus/torch_ext.py,
- * which executes the module with a recording load_inline/load) builds its
- * extensions into the build directory, and nodus keeps each KEY/NAME.so
+ * module names torch.utils.cpp_extension (or tvm_ffi, whose
+ * tvm_ffi.cpp.load_inline is built the same way), one more step in the
+ * same jail (the record step: the target's interpreter runs
+ * include/nodus/torch_ext.py, which executes the module with a recording
+ * load_inline/load) builds its extensions into the build directory, and
+ * nodus keeps each KEY/NAME.so
  * (regular files only, opened without following links) in {cache}/{KEY}.ext,
  * which the adapter is compiled to import from and KEY.read lets its
  * worker read. A failed extension is a compile error. Python builds get
