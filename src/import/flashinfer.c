@@ -634,8 +634,10 @@ static void add_torch_module(nodus_buf *b, const char *name, const char *lang, c
  * export with TVM_FFI_DLL_EXPORT_TYPED_FUNC, called with torch's tensors
  * through DLPack): tvm_ffi.cpp.load_inline with the sources' own exports
  * (functions=None), which nodus builds once at build time too. A
- * value-returning entry's tensors come back as tvm_ffi's: made torch's
- * (zero-copy) for the nodus_run wrapper that copies them. */
+ * value-returning entry's tensors come back as torch's (tvm_ffi converts
+ * them for torch arguments), an Array of them made a tuple, and a
+ * tvm_ffi.Tensor made torch's (zero-copy) for the nodus_run wrapper that
+ * copies them. */
 static void add_tvm_ffi_module(nodus_buf *b, const char *name, const char *lang, const char *fn,
 			       int dps, const char *j_all, const char *j_tus, const char *j_cus)
 {
@@ -664,11 +666,14 @@ static void add_tvm_ffi_module(nodus_buf *b, const char *name, const char *lang,
 		b,
 		"_entry = getattr(_ext, '%s')\n\n\n"
 		"def _torch(v):\n"
+		"    # tvm_ffi gives torch's tensors back for torch's arguments; else its own\n"
 		"    import torch.utils.dlpack\n"
 		"    return torch.utils.dlpack.from_dlpack(v) if isinstance(v, tvm_ffi.Tensor) else v\n\n\n"
 		"def %s(*args):\n"
 		"    r = _entry(*args)\n"
-		"    return _torch(r) if isinstance(r, tvm_ffi.Tensor) else tuple(_torch(v) for v in r)\n",
+		"    if isinstance(r, (tuple, list, tvm_ffi.Array)):\n"
+		"        return tuple(_torch(v) for v in r)\n"
+		"    return _torch(r)\n",
 		fn, fn);
 }
 

@@ -12,13 +12,15 @@
 #   ffi_nobind  the same sources with no binding named (tvm-ffi, the default);
 #   ffi_wrong   y scaled by 1.5;
 #   ffi_broken  a call of a function that does not exist;
+#   ffi_returning  value-returning: y allocated in C++ (Tensor::FromNDAlloc)
+#               and returned, which tvm_ffi gives back as torch's;
 #   ffi_late    a python solution whose tvm_ffi.cpp.load_inline source
 #               depends on the time of import.
 #   1. the import takes them all (exit 0);
 #   2. plan with an interpreter that cannot import tvm_ffi refuses the
 #      campaign in words naming the interpreter and the pip command (exit 2);
 #   3. with /opt/nodus-fib's interpreter (scripts/deps.sh): ffi_ok and
-#      ffi_nobind OK with a label, ffi_wrong INCORRECT_NUMERICAL,
+#      ffi_nobind and ffi_returning OK with a label, ffi_wrong INCORRECT_NUMERICAL,
 #      ffi_broken COMPILE_ERROR with the compiler's line, ffi_late
 #      LOAD_ERROR "no prebuilt extension"; the cache keeps
 #      {KEY}.ext/KEY/fib_*.so, nothing else.
@@ -65,6 +67,28 @@ broken = copy.deepcopy(ok)
 broken["sources"][1]["content"] = broken["sources"][1]["content"].replace(
     "check_f32(y, 2, \"y\");", "check_f32(y, 2, \"y\");\n\tnodus_no_such_function(y);")
 put("ffi_broken", broken)
+ret = copy.deepcopy(ok)
+src = ret["sources"][1]["content"]
+head = "void rmsnorm(tvm::ffi::TensorView x,"
+assert head in src and "TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm);" in src
+src = src.replace(head, "static void rmsnorm_into(tvm::ffi::TensorView x,")
+src = src.replace("TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm);", """struct host_alloc { // what FromNDAlloc calls
+	void AllocData(DLTensor *t) { t->data = malloc(tvm::ffi::GetDataSize(*t)); }
+	void FreeData(DLTensor *t) { free(t->data); }
+};
+
+// value-returning: y is allocated here and returned
+tvm::ffi::Tensor rmsnorm(tvm::ffi::TensorView x, tvm::ffi::TensorView weight, tvm::ffi::TensorView eps)
+{
+	tvm::ffi::Tensor y = tvm::ffi::Tensor::FromNDAlloc(host_alloc(), x.shape(), x.dtype(), x.device());
+	rmsnorm_into(x, weight, eps, y);
+	return y;
+}
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, rmsnorm);""")
+ret["sources"][1]["content"] = "#include <cstdlib>\n" + src
+ret["spec"]["destination_passing_style"] = False
+put("ffi_returning", ret)
 late = {"name": "ffi_late", "definition": "rmsnorm_h64", "author": "nodus tests",
         "spec": {"language": "python", "target_hardware": ["cpu"], "entry_point": "late.py::run",
                  "dependencies": ["apache-tvm-ffi"], "destination_passing_style": True},
@@ -84,7 +108,7 @@ PY
 out=$tmp/out
 "$NODUS" import flashinfer "$ds" -o "$out" --backend cpu --python "$PY" >"$tmp/stdout" 2>"$tmp/err" ||
 	fail "1.1 the import exited $?: $(cat "$tmp/err")"
-grep -q "1 definition(s), 1 workload(s), 5 solution(s), 6 pair(s)" "$tmp/stdout" ||
+grep -q "1 definition(s), 1 workload(s), 6 solution(s), 7 pair(s)" "$tmp/stdout" ||
 	fail "1.2 the counts: $(cat "$tmp/stdout") $(cat "$tmp/err")"
 grep -q "tvm_ffi.cpp.load_inline(name='fib_ffi_nobind'," "$out/solutions/ffi_nobind.py" ||
 	fail "1.3 no binding is not tvm-ffi's: $(head -c 400 "$out/solutions/ffi_nobind.py")"
@@ -129,6 +153,7 @@ def want(name, ok, what):
         fails.append(f"{name}: expected {what}, got {r}")
 want("ffi_ok", lambda st, lab, g, m, c: st == "OK" and lab and c > 0.5, "OK with a label, compiled")
 want("ffi_nobind", lambda st, lab, g, m, c: st == "OK" and lab, "OK with a label")
+want("ffi_returning", lambda st, lab, g, m, c: st == "OK" and lab, "OK with a label")
 want("ffi_wrong", lambda st, lab, g, m, c: st == "INCORRECT_NUMERICAL", "INCORRECT_NUMERICAL")
 want("ffi_broken", lambda st, lab, g, m, c: st == "COMPILE_ERROR" and
      "did not compile at build time" in m and "'nodus_no_such_function' was not declared" in m,
@@ -141,11 +166,11 @@ if not fails:
     print(f"t1320: ffi_ok {got['ffi_ok'][1]}, built in {got['ffi_ok'][4]:.1f} s")
 sys.exit(1 if fails else 0)
 PY
-# only KEY/NAME.so files kept: the correct ones' and the late one's
+# only KEY/NAME.so files kept: all but the broken one's
 other=$(find "$tmp"/cache/*.ext -mindepth 1 ! -type d ! -name 'fib_*.so' ! -name 'late.so' | head -3)
 [ -z "$other" ] || fail "3.4 the extension directories keep more than extensions: $other"
 n_so=$(find "$tmp"/cache/*.ext -name '*.so' | wc -l)
-[ "$n_so" -eq 4 ] || fail "3.5 expected 4 extensions (ok, nobind, wrong, late), got $n_so: $(find "$tmp"/cache/*.ext)"
+[ "$n_so" -eq 5 ] || fail "3.5 expected 5 extensions (ok, nobind, returning, wrong, late), got $n_so: $(find "$tmp"/cache/*.ext)"
 
 [ "$fails" -eq 0 ] && echo "t1320: tvm-ffi solutions built ahead: OK, INCORRECT_NUMERICAL, COMPILE_ERROR, LOAD_ERROR as expected"
 test_exit
