@@ -6,7 +6,8 @@
  * nodus__python_probe runs the interpreter once (`python -I -c PROBE`,
  * through src/exec, unconfined like `cc --version`: it is the user's own
  * program, not solution code) and reads back its version, shared library,
- * home, module path and torch's version. The answer is cached for the
+ * home, module path, torch's version and tvm_ffi's (or why it has none: a
+ * module that names tvm_ffi needs it, nodus__python_need_tvm_ffi). The answer is cached for the
  * process, per interpreter. The probe refuses an interpreter the worker
  * could not run: one without a shared libpython, one that cannot import
  * torch, or one whose library or module path lies outside both the trees
