@@ -46,7 +46,8 @@
 #                                           adversarial suite
 #     bash bench/gpu-check.sh torch         python (torch) solutions on cuda:
 #                                           tests/gpu/test-gpu-torch.sh build-gpu
-#                                           (suites/torch-cuda, python3 on PATH)
+#                                           (suites/torch-cuda, python3 on PATH),
+#                                           then tests/gpu/test-gpu-tvmffi.sh
 #     bash bench/gpu-check.sh landlock-trace  test-gpu-landlock with the pre-driver
 #                                           Landlock ruleset, under a carried strace:
 #                                           what the driver is refused
@@ -546,6 +547,11 @@ elif [ "$mode" = torch ]; then
 	rc=$?
 	cat "$OUT/torch.txt"
 	row "test-gpu-torch" "$([ $rc = 0 ] && echo PASS || { [ $rc = 77 ] && echo SKIPPED || echo FAILED; })"
+	# FlashInfer-Bench's tvm-ffi binding on cuda (build-gpu/wheels: gpu-bundle.sh)
+	bash tests/gpu/test-gpu-tvmffi.sh "$PWD/build-gpu" >"$OUT/tvmffi.txt" 2>&1
+	rc=$?
+	cat "$OUT/tvmffi.txt"
+	row "test-gpu-tvmffi" "$([ $rc = 0 ] && echo PASS || { [ $rc = 77 ] && echo SKIPPED || echo FAILED; })"
 elif [ "$mode" = landlock-trace ]; then
 	# Why the CUDA driver does not start under a Landlock ruleset put on
 	# before it (docs/sandbox.md): test-gpu-landlock's check 2 with the

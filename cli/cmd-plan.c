@@ -89,19 +89,24 @@ static int audit_campaign(const char *campaign, const char *out, const char *cac
 		cache = dir;
 	}
 	/* python solutions: the target's interpreter must run them (torch
-	 * importable, its files readable by a worker), said before anything
-	 * is sealed rather than by every record of the run */
+	 * importable, its files readable by a worker; tvm_ffi importable for
+	 * a module that names it), said before anything is sealed rather
+	 * than by every record of the run */
 	for (int k = 0; k < c->n_solutions; k++) {
 		const nodus_python_info *py;
+		const nodus_solution *s = &c->solutions[k];
 		nodus_error perr = {0};
-		if (c->solutions[k].language != NODUS_LANG_PYTHON)
+		char src[2 * sizeof(s->dir) + 2];
+		if (s->language != NODUS_LANG_PYTHON)
 			continue;
-		if (nodus__python_probe(c->target.python, &py, &perr)) {
+		snprintf(src, sizeof(src), "%s/%s", s->dir[0] ? s->dir : ".", s->sources[0]);
+		if (nodus__python_probe(c->target.python, &py, &perr) ||
+		    (nodus__python_source_names(src, "tvm_ffi") &&
+		     nodus__python_need_tvm_ffi(py, s->name, &perr))) {
 			fprintf(stderr, "%s: %s\n", campaign, perr.message);
 			nodus_campaign_free(c);
 			return 2;
 		}
-		break;
 	}
 	nodus_audit_opts o = {cache, nodus_build_include_dir(ctx->self_path, inc, sizeof(inc)), 1,
 			      ctx->self_path};

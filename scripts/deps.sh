@@ -102,4 +102,21 @@ assert m.version('flashinfer-bench') == '$fib_version' and tuple(map(int, pydant
 			echo "deps.sh: installing flashinfer-bench into $fib_venv failed: t4050 will be skipped" >&2
 	fi
 fi
+# apache-tvm-ffi, FlashInfer-Bench's tvm-ffi binding (its default for C++ and CUDA solutions,
+# docs/import.md), in the same venv: t1320 and t1300 run imported tvm-ffi solutions with it on
+# Debian's torch (tvm_ffi takes torch 1.13's tensors by torch.utils.dlpack, zero-copy). Test-only
+# here; at run time it is the user's interpreter's package (docs/dependencies.md). Without it
+# those tests print "skipped: ..." for their tvm-ffi parts.
+tvm_ffi_version=0.1.15.post2
+if [ -x "$fib_venv/bin/python" ] && ! "$fib_venv/bin/python" -c "import importlib.metadata as m
+assert m.version('apache-tvm-ffi') == '$tvm_ffi_version'" 2>/dev/null; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: no apache-tvm-ffi $tvm_ffi_version in $fib_venv: t1320 will be skipped" \
+			"(run as root to install it)" >&2
+	else
+		echo "deps.sh: installing apache-tvm-ffi $tvm_ffi_version into $fib_venv for t1320"
+		"$fib_venv/bin/pip" install -q --no-deps "apache-tvm-ffi==$tvm_ffi_version" typing-extensions ||
+			echo "deps.sh: installing apache-tvm-ffi into $fib_venv failed: t1320 will be skipped" >&2
+	fi
+fi
 echo "deps.sh: ok"

@@ -45,6 +45,15 @@ if [ $# -ge 1 ]; then
 else # what the build is of, for the reports (the device's copy may have no .git)
 	echo "$(git rev-parse HEAD)$(git diff --quiet HEAD -- src include CMakeLists.txt || echo -dirty)" >"$out/REV"
 fi
+# apache-tvm-ffi for the H200's Python 3.12 (no network there), which
+# tests/gpu/test-gpu-tvmffi.sh installs when tvm_ffi is not importable:
+# the version torch_ext.py and scripts/deps.sh name
+tvm_ffi_version=$(sed -n "s/^TVM_FFI_VERSION = '\(.*\)'$/\1/p" "$src/include/nodus/torch_ext.py")
+if [ -n "$tvm_ffi_version" ] && ! ls "$out/wheels/apache_tvm_ffi-$tvm_ffi_version-cp312-"*.whl >/dev/null 2>&1; then
+	python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+		--platform manylinux_2_28_x86_64 -d "$out/wheels" "apache-tvm-ffi==$tvm_ffi_version" ||
+		echo "gpu-bundle.sh: could not download apache-tvm-ffi $tvm_ffi_version (cp312): test-gpu-tvmffi.sh will skip without it" >&2
+fi
 mkdir -p "$out/syslib"
 for lib in libjansson.so.4 libsqlite3.so.0 libcrypto.so.3 libseccomp.so.2 libcmocka.so.0; do
 	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { p = $NF } END { print p }')

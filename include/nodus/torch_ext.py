@@ -25,6 +25,17 @@
 # include paths and with_cuda; not build_directory, verbose or anything
 # else that does not change what is built.
 #
+# tvm_ffi.cpp.load_inline (apache-tvm-ffi: FlashInfer-Bench's tvm-ffi
+# binding, docs/import.md) is the same mechanism under another name: the
+# record step records it when the module names tvm_ffi (its .so is
+# EXT_DIR/KEY/NAME.so too, the key marked tvm_ffi so that it never meets a
+# torch call's), and the worker's tvm_ffi.cpp is a stand-in whose
+# load_inline loads that file with tvm_ffi.load_module. Both sides set
+# TVM_FFI_DISABLE_TORCH_C_DLPACK before tvm_ffi is imported: else its
+# import JIT-compiles an addon for torch (a process, into ~/.cache); torch
+# tensors then reach tvm_ffi through torch.utils.dlpack.to_dlpack,
+# zero-copy, with torch's current stream (what torch 1.13 needs anyway).
+#
 # Triton (cuda only) compiles a kernel at its first call, for that call's
 # specialisation (dtypes, 16-byte alignment, integers equal to 1), and
 # runs ptxas and a C compiler (its launcher) to do it: processes, which
@@ -54,9 +65,15 @@ import types
 # adapter's bootstrap uses it too: this file runs in its namespace)
 PARAM_SEED = 20261202
 
+# the apache-tvm-ffi nodus is tested with (scripts/deps.sh,
+# docs/dependencies.md), named where an interpreter lacks tvm_ffi
+TVM_FFI_VERSION = '0.1.15.post2'
 
-def ext_key(name, kw):
-    """The key of one load_inline/load call: its directory under EXT_DIR."""
+
+def ext_key(name, kw, binding='torch'):
+    """The key of one load_inline/load call: its directory under EXT_DIR.
+    binding is 'torch' (torch.utils.cpp_extension) or 'tvm_ffi'
+    (tvm_ffi.cpp); a torch call's key is what it was before tvm_ffi."""
     import hashlib
 
     def norm(v):
@@ -68,6 +85,8 @@ def ext_key(name, kw):
         'cpp_sources', 'cuda_sources', 'sources', 'functions', 'extra_cflags',
         'extra_cuda_cflags', 'extra_ldflags', 'extra_include_paths')]
     parts.append('with_cuda=' + repr(kw.get('with_cuda')))
+    if binding != 'torch':
+        parts.append('binding=' + binding)
     return hashlib.sha256('\0'.join(parts).encode()).hexdigest()[:32]
 
 
@@ -79,17 +98,17 @@ def ext_name(name, how):
 
 
 def install_prebuilt(torch, ext_dir):
-    """The worker's torch.utils.cpp_extension: prebuilt extensions only.
-    Not the real module: importing it looks for nvcc with `which`, a
-    process (killed by the load filter)."""
+    """The worker's torch.utils.cpp_extension and tvm_ffi.cpp: prebuilt
+    extensions only. Not the real modules: importing torch's looks for nvcc
+    with `which`, a process (killed by the load filter)."""
     import importlib.machinery
     import importlib.util
     import os
     ce = types.ModuleType('torch.utils.cpp_extension')
 
-    def prebuilt(name, kw, how):
+    def prebuilt(name, kw, how, binding='torch'):
         ext_name(name, how)
-        key = ext_key(name, kw)
+        key = ext_key(name, kw, binding)
         so = f'{ext_dir}/{key}/{name}.so' if ext_dir else ''
         if not so or not os.path.exists(so):
             raise RuntimeError(
@@ -98,6 +117,9 @@ def install_prebuilt(torch, ext_dir):
                 'arguments to this call (or never reached it); the arguments must not '
                 'depend on anything known only at run time (docs/formats.md, "Python '
                 'solutions")')
+        if binding == 'tvm_ffi':
+            import tvm_ffi
+            return tvm_ffi.load_module(so)
         loader = importlib.machinery.ExtensionFileLoader(name, so)
         spec = importlib.util.spec_from_file_location(name, so, loader=loader)
         m = importlib.util.module_from_spec(spec)
@@ -117,18 +139,42 @@ def install_prebuilt(torch, ext_dir):
     sys.modules['torch.utils.cpp_extension'] = ce
     torch.utils.cpp_extension = ce
 
+    # tvm_ffi.cpp, before tvm_ffi is imported (its __init__'s `from . import
+    # cpp` finds this one): only load_inline, prebuilt; the real one's build
+    # and load would run ninja. Nothing of tvm_ffi is imported here: a
+    # module without it pays nothing.
+    os.environ['TVM_FFI_DISABLE_TORCH_C_DLPACK'] = '1'
+    tc = types.ModuleType('tvm_ffi.cpp')
 
-def install_recording(ext_dir, failures):
+    def tvm_load_inline(name, *, cpp_sources=None, cuda_sources=None, functions=None, **kw):
+        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)
+        return prebuilt(name, kw, 'tvm_ffi.cpp.load_inline', 'tvm_ffi')
+
+    def tvm_unbuilt(*args, **kw):
+        raise RuntimeError('tvm_ffi.cpp: only load_inline is built at build time (its '
+                           'sources are the call\'s arguments); build and load compile '
+                           'files, which a worker may not (docs/formats.md, "load_inline '
+                           'and load")')
+
+    tc.load_inline = tvm_load_inline
+    tc.build = tc.build_inline = tc.load = tvm_unbuilt
+    sys.modules['tvm_ffi.cpp'] = tc
+    if 'tvm_ffi' in sys.modules:  # imported already: its attribute too
+        sys.modules['tvm_ffi'].cpp = tc
+
+
+def install_recording(ext_dir, failures, tvm=False):
     """The build's: the real load_inline/load, each call built into
     ext_dir/KEY (whatever build_directory the call named). A failure is
-    appended to failures, then raised as torch raised it."""
+    appended to failures, then raised as torch raised it. With tvm (the
+    module names tvm_ffi), tvm_ffi.cpp.load_inline too, the same way."""
     import os
     import torch.utils.cpp_extension as real
     real_inline, real_load = real.load_inline, real.load
 
-    def build(name, kw, how, fn):
+    def build(name, kw, how, fn, binding='torch'):
         ext_name(name, how)
-        d = os.path.join(ext_dir, ext_key(name, kw))
+        d = os.path.join(ext_dir, ext_key(name, kw, binding))
         os.makedirs(d, exist_ok=True)
         args = {k: v for k, v in kw.items() if k != 'build_directory'}
         try:
@@ -147,6 +193,26 @@ def install_recording(ext_dir, failures):
 
     real.load_inline = load_inline
     real.load = load
+    if not tvm:
+        return
+    os.environ['TVM_FFI_DISABLE_TORCH_C_DLPACK'] = '1'  # see the file comment
+    try:
+        import tvm_ffi.cpp as tc
+    except ImportError as e:
+        # nodus plan refuses this interpreter already; said again for a
+        # build without a plan
+        print(f'nodus: target.python {sys.executable!r} cannot import tvm_ffi '
+              f'({type(e).__name__}: {e}), which the module names: install it with '
+              f'`{sys.executable} -m pip install apache-tvm-ffi=={TVM_FFI_VERSION}`',
+              file=sys.stderr)
+        return
+    tvm_inline = tc.load_inline
+
+    def tvm_load_inline(name, *, cpp_sources=None, cuda_sources=None, functions=None, **kw):
+        kw.update(cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions)
+        return build(name, kw, 'tvm_ffi.cpp.load_inline', tvm_inline, 'tvm_ffi')
+
+    tc.load_inline = tvm_load_inline
 
 
 def new_module(path, name):
@@ -179,8 +245,8 @@ def record(args):
     path, name, entry, style, init, ext_dir = args[1:]
     import torch
     failures = []
-    install_recording(ext_dir, failures)
     mod, source = new_module(path, name)
+    install_recording(ext_dir, failures, 'tvm_ffi' in source)
     try:
         exec(compile(source, path, 'exec'), mod.__dict__)
         obj = getattr(mod, entry, None)

@@ -573,16 +573,122 @@ static int source_kind(const char *p)
 	return 0;
 }
 
-/* A C++/CUDA solution with torch's binding (FlashInfer-Bench's TorchBuilder
- * compiles its sources with torch.utils.cpp_extension.load and takes the
- * entry symbol from the extension) as a python module: the sources in it,
- * compiled by load_inline, which nodus builds once at build time and only
- * imports in the worker (docs/formats.md, "load_inline and load"). A
- * header the sources include by a quoted name is put in place of its
- * #include, once per translation unit, since load_inline takes no files.
- * NULL with *why when the sources are not such a solution. */
-static char *compiled_module(const char *name, const char *lang, json_t *sources,
-			     const char *entry_file, const char *fn, const char **why)
+/* The python text shared by both bindings' modules (compiled_module):
+ * the sources, which of them are translation units, and _inlined, which
+ * puts a header a source includes by a quoted name in place of its
+ * #include, once per translation unit, since load_inline takes no files. */
+static void add_inliner(nodus_buf *b, const char *j_all, const char *j_tus, const char *j_cus)
+{
+	nodus_buf_addf(
+		b,
+		"_SOURCES = %s\n"
+		"_CPP = %s\n"
+		"_CUDA = %s\n\n\n"
+		"def _inlined(path, seen):\n"
+		"    # a quoted #include of one of the sources, in its place, once\n"
+		"    out = []\n"
+		"    for line in _SOURCES[path].splitlines(keepends=True):\n"
+		"        s = line.strip()\n"
+		"        if s == '#pragma once' and path not in _CPP + _CUDA:\n"
+		"            continue  # the header is put in once anyway\n"
+		"        if s.startswith('#include \"') and s.endswith('\"'):\n"
+		"            inc = s[len('#include \"'):-1]\n"
+		"            near = posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))\n"
+		"            hit = near if near in _SOURCES else inc if inc in _SOURCES else None\n"
+		"            if hit is not None:\n"
+		"                if hit not in seen:\n"
+		"                    seen.add(hit)\n"
+		"                    out.append(_inlined(hit, seen))\n"
+		"                    out.append('\\n')\n"
+		"                continue\n"
+		"        out.append(line)\n"
+		"    return ''.join(out)\n\n\n",
+		j_all, j_tus, j_cus);
+}
+
+/* The torch binding's module: load_inline with the sources' own
+ * PYBIND11_MODULE (functions=None), the entry an attribute of it. */
+static void add_torch_module(nodus_buf *b, const char *name, const char *lang, const char *fn,
+			     const char *j_all, const char *j_tus, const char *j_cus)
+{
+	nodus_buf_addf(
+		b,
+		"# written by nodus import flashinfer: a %s solution with torch's binding,\n"
+		"# its sources compiled by torch.utils.cpp_extension.load_inline (nodus builds\n"
+		"# it once, at build time; the worker only imports it)\n"
+		"import posixpath\n\n"
+		"from torch.utils.cpp_extension import load_inline\n\n",
+		lang);
+	add_inliner(b, j_all, j_tus, j_cus);
+	nodus_buf_addf(
+		b,
+		"_ext = load_inline(name='fib_%s', cpp_sources=[_inlined(p, {p}) for p in _CPP] or [''],\n"
+		"                   cuda_sources=[_inlined(p, {p}) for p in _CUDA] or None,\n"
+		"                   functions=None, with_cuda=%s)\n"
+		"%s = getattr(_ext, '%s')\n",
+		name, strcmp(lang, "cuda") == 0 ? "True" : "False", fn, fn);
+}
+
+/* The tvm-ffi binding's module (FlashInfer-Bench's TVMFFIBuilder compiles
+ * the sources with tvm_ffi.cpp.build, the entry a function the sources
+ * export with TVM_FFI_DLL_EXPORT_TYPED_FUNC, called with torch's tensors
+ * through DLPack): tvm_ffi.cpp.load_inline with the sources' own exports
+ * (functions=None), which nodus builds once at build time too. A
+ * value-returning entry's tensors come back as torch's (tvm_ffi converts
+ * them for torch arguments), an Array of them made a tuple, and a
+ * tvm_ffi.Tensor made torch's (zero-copy) for the nodus_run wrapper that
+ * copies them. */
+static void add_tvm_ffi_module(nodus_buf *b, const char *name, const char *lang, const char *fn,
+			       int dps, const char *j_all, const char *j_tus, const char *j_cus)
+{
+	nodus_buf_addf(
+		b,
+		"# written by nodus import flashinfer: a %s solution with the tvm-ffi binding,\n"
+		"# its sources compiled by tvm_ffi.cpp.load_inline (nodus builds it once, at\n"
+		"# build time; the worker only loads it) and its entry called with torch's\n"
+		"# tensors, which tvm_ffi takes by DLPack\n"
+		"import posixpath\n\n"
+		"import tvm_ffi\n"
+		"import tvm_ffi.cpp\n\n",
+		lang);
+	add_inliner(b, j_all, j_tus, j_cus);
+	nodus_buf_addf(
+		b,
+		"_ext = tvm_ffi.cpp.load_inline(name='fib_%s',\n"
+		"                               cpp_sources=[_inlined(p, {p}) for p in _CPP] or None,\n"
+		"                               cuda_sources=[_inlined(p, {p}) for p in _CUDA] or None)\n",
+		name);
+	if (dps) {
+		nodus_buf_addf(b, "%s = getattr(_ext, '%s')\n", fn, fn);
+		return;
+	}
+	nodus_buf_addf(
+		b,
+		"_entry = getattr(_ext, '%s')\n\n\n"
+		"def _torch(v):\n"
+		"    # tvm_ffi gives torch's tensors back for torch's arguments; else its own\n"
+		"    import torch.utils.dlpack\n"
+		"    return torch.utils.dlpack.from_dlpack(v) if isinstance(v, tvm_ffi.Tensor) else v\n\n\n"
+		"def %s(*args):\n"
+		"    r = _entry(*args)\n"
+		"    if isinstance(r, (tuple, list, tvm_ffi.Array)):\n"
+		"        return tuple(_torch(v) for v in r)\n"
+		"    return _torch(r)\n",
+		fn, fn);
+}
+
+/* A C++/CUDA solution as a python module: the sources in it, compiled by
+ * load_inline of its binding (binding 't': torch's; FlashInfer-Bench's
+ * TorchBuilder compiles them with torch.utils.cpp_extension.load and takes
+ * the entry symbol from the extension; 'v': tvm-ffi's, above), which nodus
+ * builds once at build time and only loads in the worker (docs/formats.md,
+ * "load_inline and load"). A header the sources include by a quoted name
+ * is put in place of its #include, once per translation unit, since
+ * load_inline takes no files. NULL with *why when the sources are not
+ * such a solution. */
+static char *compiled_module(const char *name, const char *lang, int binding, int dps,
+			     json_t *sources, const char *entry_file, const char *fn,
+			     const char **why)
 {
 	json_t *all = json_object(), *tus = json_array(), *cus = json_array();
 	int entry_seen = 0;
@@ -627,41 +733,10 @@ static char *compiled_module(const char *name, const char *lang, json_t *sources
 	if (j_all && j_tus && j_cus) {
 		nodus_buf b = NODUS_BUF_INIT;
 		/* JSON's escapes are Python's: the dumps are literals */
-		nodus_buf_addf(
-			&b,
-			"# written by nodus import flashinfer: a %s solution with torch's binding,\n"
-			"# its sources compiled by torch.utils.cpp_extension.load_inline (nodus builds\n"
-			"# it once, at build time; the worker only imports it)\n"
-			"import posixpath\n\n"
-			"from torch.utils.cpp_extension import load_inline\n\n"
-			"_SOURCES = %s\n"
-			"_CPP = %s\n"
-			"_CUDA = %s\n\n\n"
-			"def _inlined(path, seen):\n"
-			"    # a quoted #include of one of the sources, in its place, once\n"
-			"    out = []\n"
-			"    for line in _SOURCES[path].splitlines(keepends=True):\n"
-			"        s = line.strip()\n"
-			"        if s == '#pragma once' and path not in _CPP + _CUDA:\n"
-			"            continue  # the header is put in once anyway\n"
-			"        if s.startswith('#include \"') and s.endswith('\"'):\n"
-			"            inc = s[len('#include \"'):-1]\n"
-			"            near = posixpath.normpath(posixpath.join(posixpath.dirname(path), inc))\n"
-			"            hit = near if near in _SOURCES else inc if inc in _SOURCES else None\n"
-			"            if hit is not None:\n"
-			"                if hit not in seen:\n"
-			"                    seen.add(hit)\n"
-			"                    out.append(_inlined(hit, seen))\n"
-			"                    out.append('\\n')\n"
-			"                continue\n"
-			"        out.append(line)\n"
-			"    return ''.join(out)\n\n\n"
-			"_ext = load_inline(name='fib_%s', cpp_sources=[_inlined(p, {p}) for p in _CPP] or [''],\n"
-			"                   cuda_sources=[_inlined(p, {p}) for p in _CUDA] or None,\n"
-			"                   functions=None, with_cuda=%s)\n"
-			"%s = getattr(_ext, '%s')\n",
-			lang, j_all, j_tus, j_cus, name, strcmp(lang, "cuda") == 0 ? "True" : "False", fn,
-			fn);
+		if (binding == 't')
+			add_torch_module(&b, name, lang, fn, j_all, j_tus, j_cus);
+		else
+			add_tvm_ffi_module(&b, name, lang, fn, dps, j_all, j_tus, j_cus);
 		text = b.data;
 	}
 	free(j_all);
@@ -692,16 +767,17 @@ static void solution(struct ctx *x, const char *path)
 	else if (!colons)
 		why = "its entry_point is not 'file::fn'";
 	else if (strcmp(lang, "cpp") == 0 || strcmp(lang, "cuda") == 0) {
-		const char *binding = json_string_value(json_object_get(spec, "binding"));
-		if (!binding || strcmp(binding, "torch") != 0)
-			why = "a cpp or cuda solution's binding must be \"torch\" (torch's C++ "
-			      "extension, which nodus builds); tvm-ffi, FlashInfer-Bench's default, is "
-			      "not imported yet";
+		/* FlashInfer-Bench's BuildSpec: no binding is tvm-ffi's */
+		json_t *binding = json_object_get(spec, "binding");
+		const char *bs = json_string_value(binding);
+		if (binding && !json_is_null(binding) &&
+		    (!bs || (strcmp(bs, "torch") != 0 && strcmp(bs, "tvm-ffi") != 0)))
+			why = "a cpp or cuda solution's binding must be \"tvm-ffi\" (the default: "
+			      "absent or null) or \"torch\"";
 		else if (strcmp(lang, "cuda") == 0 && strcmp(x->o->backend, "cuda") != 0)
 			why = "a cuda solution on a cpu target (import with --backend cuda)";
 	} else if (strcmp(lang, "python") != 0 && strcmp(lang, "triton") != 0)
-		why = "only python, triton, and cpp or cuda solutions with torch's binding are "
-		      "imported yet";
+		why = "only python, triton, cpp and cuda solutions are imported yet";
 	else if (json_array_size(sources) != 1)
 		why = "only one-file python and triton solutions are imported yet";
 	if (why) {
@@ -725,7 +801,11 @@ static void solution(struct ctx *x, const char *path)
 		for (const char *c = fn; ident && *c; c++)
 			ident = *c == '_' || isalnum((unsigned char)*c);
 		const char *cwhy = NULL;
-		content = ident ? compiled_module(name, lang, sources, entry_file, fn, &cwhy) : NULL;
+		const char *bs = json_string_value(json_object_get(spec, "binding"));
+		int binding = bs && strcmp(bs, "torch") == 0 ? 't' : 'v';
+		content = ident ? compiled_module(name, lang, binding, dps, sources, entry_file, fn,
+						  &cwhy)
+				: NULL;
 		if (!content) {
 			note(x, "%s: solution %s left out: %s", path, raw,
 			     !ident ? "its entry symbol is not an identifier" : cwhy);

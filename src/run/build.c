@@ -25,10 +25,12 @@
  * REWARD_HACK).
  *
  * A python solution compiles nodus's torch adapter instead; when its
- * module names torch.utils.cpp_extension, one more step in the same jail
- * (the record step: the target's interpreter runs include/nodus/torch_ext.py,
- * which executes the module with a recording load_inline/load) builds its
- * extensions into the build directory, and nodus keeps each KEY/NAME.so
+ * module names torch.utils.cpp_extension (or tvm_ffi, whose
+ * tvm_ffi.cpp.load_inline is built the same way), one more step in the
+ * same jail (the record step: the target's interpreter runs
+ * include/nodus/torch_ext.py, which executes the module with a recording
+ * load_inline/load) builds its extensions into the build directory, and
+ * nodus keeps each KEY/NAME.so
  * (regular files only, opened without following links) in {cache}/{KEY}.ext,
  * which the adapter is compiled to import from and KEY.read lets its
  * worker read. A failed extension is a compile error. Python builds get
@@ -552,6 +554,8 @@ static void cache_key(const nodus_solution *s, const nodus_build_opts *o,
 	if (py) /* the interpreter the adapter embeds */
 		nodus_buf_addf(&b, "python\n%s\n%s\n%s\n%s\n%s\n%s\n", py->interpreter,
 			       py->version, py->libpython, py->home, py->path, py->torch);
+	if (py && py->tvm_ffi[0]) /* the headers a tvm_ffi.cpp extension compiles with */
+		nodus_buf_addf(&b, "tvm_ffi\n%s\n", py->tvm_ffi);
 	for (int k = 0; k < s->n_sources; k++)
 		nodus_buf_addf(&b, "%zu:%s:%d\n", strlen(s->sources[k]), s->sources[k],
 			       is_compiled(s->sources[k], cuda));
@@ -628,23 +632,6 @@ static const char *ext_kept(const char *ext_dir)
 {
 	struct stat st;
 	return lstat(ext_dir, &st) == 0 && S_ISDIR(st.st_mode) ? ext_dir : NULL;
-}
-
-/* 1 when the module's source (its first 16 MiB) holds word. */
-static int source_names(const char *path, const char *word)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	nodus_buf text = NODUS_BUF_INIT;
-	char chunk[8192];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && text.len < (16u << 20))
-		nodus_buf_add(&text, chunk, n);
-	fclose(f);
-	int yes = text.data && strstr(text.data, word) != NULL;
-	nodus_buf_release(&text);
-	return yes;
 }
 
 /* What the CUDA driver reads and writes (exec/sandbox.c's cuda profile
@@ -751,6 +738,7 @@ static void record_env(struct build *b, const char *stage, const char **env)
 		snprintf(b->env_py[1], sizeof(b->env_py[1]), "CUDA_HOME=%s", nvcc);
 		env[n++] = b->env_py[1];
 		env[n++] = "TORCH_CUDA_ARCH_LIST=9.0";
+		env[n++] = "TVM_FFI_CUDA_ARCH_LIST=9.0"; /* else tvm_ffi asks nvidia-smi */
 	}
 	env[n] = NULL;
 }
@@ -1015,10 +1003,16 @@ int nodus_build_solution(const nodus_solution *s, const nodus_build_opts *o,
 	snprintf(out_so, sizeof(out_so), "%s/out.so", b->p.build_dir);
 	uint64_t t0 = nodus_now_ns();
 	rc = build_all(b, out_so, res, err);
-	/* a module that names torch.utils.cpp_extension: only then can it
-	 * call load_inline or load (by any other route its call finds no
-	 * prebuilt extension in the worker: LOAD_ERROR, nothing worse) */
-	if (rc == 0 && py && source_names(b->p.sources[0], "cpp_extension"))
+	/* a module that names torch.utils.cpp_extension (or tvm_ffi, whose
+	 * tvm_ffi.cpp.load_inline the record step builds the same way): only
+	 * then can it call load_inline or load (by any other route its call
+	 * finds no prebuilt extension in the worker: LOAD_ERROR, nothing
+	 * worse) */
+	if (rc == 0 && py && nodus__python_source_names(b->p.sources[0], "tvm_ffi"))
+		rc = nodus__python_need_tvm_ffi(py, s->name, err);
+	if (rc == 0 && py &&
+	    (nodus__python_source_names(b->p.sources[0], "cpp_extension") ||
+	     nodus__python_source_names(b->p.sources[0], "tvm_ffi")))
 		rc = record_extensions(b, log_path, res, err);
 	res->compile_s = (double)(nodus_now_ns() - t0) * 1e-9;
 	if (rc < 0) {
@@ -1145,7 +1139,7 @@ int nodus_build_uses_triton(const nodus_solution *s)
 		return 0;
 	char src[PATH_MAX + NODUS_NAME_MAX + 8];
 	snprintf(src, sizeof(src), "%s/%s", s->dir[0] ? s->dir : ".", s->sources[0]);
-	return source_names(src, "triton");
+	return nodus__python_source_names(src, "triton");
 }
 
 int nodus_build_warm(const nodus_solution *s, const nodus_build_opts *o,

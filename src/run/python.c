@@ -40,6 +40,14 @@ static const char probe_script[] =
 	"    r['torch'] = torch.__version__\n"
 	"except Exception as e:\n"
 	"    r['torch_error'] = f'{type(e).__name__}: {e}'\n"
+	/* tvm_ffi (FlashInfer-Bench's tvm-ffi binding), without the torch
+	 * addon its import would otherwise compile (torch_ext.py) */
+	"os.environ['TVM_FFI_DISABLE_TORCH_C_DLPACK'] = '1'\n"
+	"try:\n"
+	"    import tvm_ffi\n"
+	"    r['tvm_ffi'] = tvm_ffi.__version__\n"
+	"except Exception as e:\n"
+	"    r['tvm_ffi_error'] = f'{type(e).__name__}: {e}'\n"
 	"print(json.dumps(r))\n";
 
 /* The trees a worker's Landlock lets it read (src/exec/sandbox.c). */
@@ -170,6 +178,10 @@ static int fill_info(const char *py, json_t *r, nodus_python_info *p, nodus_erro
 	snprintf(p->version, sizeof(p->version), "%s",
 		 json_string_value(json_object_get(r, "version")));
 	snprintf(p->torch, sizeof(p->torch), "%s", torch);
+	const char *tvm = json_string_value(json_object_get(r, "tvm_ffi"));
+	const char *tvm_why = json_string_value(json_object_get(r, "tvm_ffi_error"));
+	snprintf(p->tvm_ffi, sizeof(p->tvm_ffi), "%s", tvm ? tvm : "");
+	snprintf(p->tvm_ffi_error, sizeof(p->tvm_ffi_error), "%s", tvm_why ? tvm_why : "");
 	/* a virtual environment's prefix has no standard library: the
 	 * interpreter's home is its base, and the environment's packages come
 	 * in through sys.path */
@@ -326,4 +338,33 @@ int nodus__python_trees(const char *so_path, const char **list, int max, char *b
 		s += len + 1;
 	}
 	return k;
+}
+
+int nodus__python_need_tvm_ffi(const nodus_python_info *py, const char *solution,
+			       nodus_error *err)
+{
+	if (py->tvm_ffi[0])
+		return 0;
+	return NODUS_ERR(err, NODUS_EINVAL, "target.python '%s' cannot import tvm_ffi (%s), which "
+			 "solution '%s' uses (FlashInfer-Bench's tvm-ffi binding): install it "
+			 "into that interpreter's environment with '%s -m pip install "
+			 "apache-tvm-ffi==%s'", py->interpreter,
+			 py->tvm_ffi_error[0] ? py->tvm_ffi_error : "not importable", solution,
+			 py->interpreter, NODUS_TVM_FFI_VERSION);
+}
+
+int nodus__python_source_names(const char *path, const char *word)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	nodus_buf text = NODUS_BUF_INIT;
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && text.len < (16u << 20))
+		nodus_buf_add(&text, chunk, n);
+	fclose(f);
+	int yes = text.data && strstr(text.data, word) != NULL;
+	nodus_buf_release(&text);
+	return yes;
 }
