@@ -14,11 +14,11 @@
 #   2. the extension directory keeps fib_rmsnorm_cuda.so.
 # The interpreter is the `python3` on PATH. When it cannot import tvm_ffi
 # (the H200 has no network), the cp312 wheel scripts/gpu-bundle.sh put in
-# BUILD_DIR/wheels is unpacked into a temporary venv of python3's base
-# interpreter, which sees python3's packages through a .pth file (on the
-# H200 python3 is a venv itself, whose packages a venv made from it with
-# --system-site-packages would not see); nothing outside the test's
-# directory is installed.
+# BUILD_DIR/wheels is unpacked into python3's own environment, saying so:
+# a worker reads only its interpreter's trees, so neither a venv made from
+# python3 (on the H200 a venv itself, whose packages such a venv does not
+# see) nor a .pth file naming python3's packages would do (the lent
+# machine is bare again at its next start).
 # Usage: bash tests/gpu/test-gpu-tvmffi.sh [BUILD_DIR]   (default: build).
 # Without a GPU it prints "skipped: no GPU" and exits 77; without torch with
 # CUDA, or without tvm_ffi and its wheel, "skipped: ...".
@@ -44,17 +44,15 @@ has_tvm() { TVM_FFI_DISABLE_TORCH_C_DLPACK=1 "$1" -I -c 'import torch, tvm_ffi, 
 if ! has_tvm "$PY"; then
 	whl=$(ls "$B"/wheels/apache_tvm_ffi-*-cp312-*.whl 2>/dev/null | head -1)
 	[ -n "$whl" ] || { echo "skipped: $PY cannot import tvm_ffi and $B/wheels has no cp312 apache-tvm-ffi wheel (scripts/gpu-bundle.sh)"; exit 77; }
-	# a venv of python3's base interpreter that sees python3's own
-	# packages through a .pth file (a venv made from a venv does not),
-	# with the wheel unpacked into it: nothing of the machine changes
-	"$PY" -m venv --without-pip "$tmp/venv" || { echo "FAIL: python3 -m venv"; exit 1; }
-	site=$("$tmp/venv/bin/python" -I -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-	"$PY" -I -c 'import site; print("\n".join(site.getsitepackages()))' >"$site/nodus-python3.pth"
-	"$PY" -I -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site" ||
-		{ echo "FAIL: unpacking $whl"; exit 1; }
-	has_tvm "$tmp/venv/bin/python" ||
-		{ echo "FAIL: $tmp/venv/bin/python (python3's packages and $whl) cannot import torch and tvm_ffi"; exit 1; }
-	PY=$tmp/venv/bin/python
+	# into python3's own environment: a worker reads only the trees of its
+	# interpreter's prefix (docs/sandbox.md), so a venv that reached
+	# python3's torch through a .pth file would be refused by nodus plan,
+	# and a venv made from a venv does not see its packages; the lent
+	# machine is bare again at its next start
+	site=$("$PY" -I -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	echo "test-gpu-tvmffi: $PY cannot import tvm_ffi: $whl unpacked into $site"
+	"$PY" -I -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site" &&
+		has_tvm "$PY" || { echo "FAIL: $PY cannot import tvm_ffi after unpacking $whl into $site"; exit 1; }
 fi
 echo "test-gpu-tvmffi: interpreter $PY ($(TVM_FFI_DISABLE_TORCH_C_DLPACK=1 "$PY" -I -c 'import torch, tvm_ffi; print("torch", torch.__version__, "tvm_ffi", tvm_ffi.__version__)'))"
 mkdir -p "$tmp/bin" && cp "$N" "$tmp/bin/nodus"
