@@ -288,11 +288,18 @@ static void text_cost(const json_t *c, nodus_buf *b)
 		nodus_buf_addf(b, "; called faster %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT,
 			       json_integer_value(json_object_get(aa, "called_faster")),
 			       json_integer_value(json_object_get(aa, "aa_pairs")));
-	if (num(aa, "rms_log_estimate", &v))
+	double hw;
+	if (num(aa, "rms_log_estimate", &v)) {
 		nodus_buf_addf(b, "; their estimates' rms log %.4g over %" JSON_INTEGER_FORMAT
-			       " (0 is the truth; far above the half-widths: an offset between "
-			       "processes, the judge's process_sd)",
-			       v, json_integer_value(json_object_get(aa, "with_estimate")));
+			       " (0 is the truth", v,
+			       json_integer_value(json_object_get(aa, "with_estimate")));
+		/* said only where it holds: the estimates spread more than their
+		 * own intervals allow */
+		if (num(aa, "median_log_half_width", &hw) && v > 2 * hw)
+			nodus_buf_adds(b, "; far above the half-widths: an offset between processes, "
+					  "the judge's process_sd");
+		nodus_buf_adds(b, ")");
+	}
 	nodus_buf_adds(b, "\n");
 	const json_t *es = json_object_get(c, "effect_scale");
 	double lo, hi;
