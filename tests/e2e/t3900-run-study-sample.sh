@@ -13,9 +13,11 @@
 #    work, and a resource-profile pair: cached against recomputed), are run
 #    under `isolated` with few rounds (10, one look at most after that at
 #    20): every record ends OK, and its label is its expect or AMBIGUOUS
-#    (EQUIVALENT: any label). A label that contradicts the construction fails, unless
-#    the machine was too busy for a timing label to be trusted (then it is
-#    skipped, said as "skipped: machine busy", lib/load.sh).
+#    (EQUIVALENT: any label). A label that contradicts the construction is
+#    run again once, in new processes, and fails if it does so again (an
+#    offset between one pair of processes does not repeat; a fault of the
+#    suite does), unless the machine was too busy for a timing label to be
+#    trusted (then it is skipped, said as "skipped: machine busy", lib/load.sh).
 # 3. A family's entries are one build (the build cache keys a native
 #    solution without its entry): every trip pair's record hit the cache.
 set -u
@@ -66,7 +68,19 @@ load_mark run
 "$NODUS" run "$tmp/sample.json" --db "$tmp/r.db" --condition isolated -q || fail "run exited $?"
 during=$(load_since run)
 busy=$(max_cores "$busy" "$during")
-expect_constructed "$tmp/r.db" "$busy" 8
+# a label against the construction is run again once, in new processes
+# (lib/campaign.sh, expect_constructed): a fault of the suite repeats
+against=$(against_construction "$tmp/r.db")
+again=""
+if [ -n "$against" ]; then
+	only_pairs "$S/cpu/campaign.json" $against || fail "keep the pairs to run again"
+	"$NODUS" plan "$S/cpu/campaign.json" -o "$tmp/again.json" >/dev/null 2>&1 || fail "plan of the pairs to run again"
+	load_mark run
+	"$NODUS" run "$tmp/again.json" --db "$tmp/again.db" --condition isolated -q || fail "run again exited $?"
+	busy=$(max_cores "$busy" "$(load_since run)")
+	again=$tmp/again.db
+fi
+expect_constructed "$tmp/r.db" "$busy" 8 "$again"
 # 3. the entries of one source are one build: every side of a trip pair
 #    (FAMILY_tN against FAMILY_tM) was in the cache the plan filled with
 #    the family's reference, so its record paid no compile
