@@ -53,19 +53,24 @@ def describe(candidate):
 def rows_from_db(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     out = []
-    for pid, cand, ref, expect, status, label, guard, message in db.execute(
-            "SELECT r.pair_id, p.candidate, p.reference, p.expect, r.status, r.label, r.guard,"
-            " r.message"
+    for pid, work, cand, ref, expect, status, label, guard, message in db.execute(
+            "SELECT r.pair_id, p.workload, p.candidate, p.reference, p.expect, r.status, r.label,"
+            " r.guard, r.message"
             " FROM records r JOIN pairs p ON p.plan_digest = r.plan_digest AND"
             " p.pair_id = r.pair_id WHERE r.final = 1 ORDER BY r.id"):
         outcome = label if status == "OK" else status
         # a faulty reference is the fault of its pair: name and describe it
         if ref.startswith("fault_"):
             out.append((f"`{cand}` against the reference `{ref}`", describe(ref), expect,
-                        outcome, guard or "-"))
+                        outcome, guard or "-", work))
         else:
-            out.append((f"`{cand}`", describe(cand), expect, outcome, guard or "-"))
-    return out
+            out.append((f"`{cand}`", describe(cand), expect, outcome, guard or "-", work))
+    # a candidate run on several workloads (a small and a large output) is
+    # one row per workload: name the workload, or the rows read as doubles
+    seen = {}
+    for row in out:
+        seen[row[0]] = seen.get(row[0], 0) + 1
+    return [(f"{r[0]} on `{r[5]}`" if seen[r[0]] > 1 else r[0],) + r[1:5] for r in out]
 
 
 def rows_from_report(path):

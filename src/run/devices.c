@@ -17,6 +17,9 @@
  * one physical unit, are equal. An entry may repeat (LIST "0,0": two
  * orchestrators on one GPU, the merge path on a one-GPU machine).
  *
+ * Each orchestrator gets CPUs of its own (cpu_groups.c): whole physical
+ * cores, contiguous, so that no two time their pairs on one core.
+ *
  * NODUS_TEST_DEVICES_ON_CPU=1 lets a cpu plan through, each entry an
  * orchestrator on the cpu with the cpu's fingerprint, so that a machine
  * without a GPU tests everything but the GPU's own part (t3920); with
@@ -24,6 +27,7 @@
  * that the refusal of GPUs of two profiles is tested as well.
  * ------------------------------------------------------------------------ */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@
 
 #include "backend/nvml.h"
 #include "exec/exec.h"
+#include "run/cpu_groups.h"
 #include "run/run.h"
 #include "store/store.h"
 
@@ -337,6 +342,17 @@ int nodus_run_devices(const nodus_run_opts *o, const char *list, nodus_error *er
 	nodus_child kids[MAX_DEVICES];
 	char shard[MAX_DEVICES][32];
 	int started = 0;
+	/* each orchestrator on CPUs of its own, inherited by its workers */
+	static cpu_set_t groups[MAX_DEVICES];
+	cpu_set_t own;
+	int split = sched_getaffinity(0, sizeof(own), &own) ? -1
+							    : nodus_cpu_groups(n, groups, "/sys/devices/system/cpu");
+	if (o->progress && split == NODUS_SPLIT_CPUS)
+		fprintf(o->progress, "fewer physical cores than orchestrators: SMT siblings are "
+				     "shared between them\n");
+	if (o->progress && split == NODUS_SPLIT_NONE)
+		fprintf(o->progress, "fewer CPUs than orchestrators: they share every CPU, and "
+				     "their timing workers one core\n");
 	const char *progress = !o->progress ? "-q" : o->progress_json ? "--progress=json" : NULL;
 	for (int i = 0; i < n; i++) {
 		char visible[64];
@@ -369,9 +385,19 @@ int nodus_run_devices(const nodus_run_opts *o, const char *list, nodus_error *er
 		co.argv = argv;
 		co.stdin_fd = -2;
 		co.die_with_parent = 1;
+		if (split >= 0) {
+			char cpus[256];
+			nodus_cpu_set_format(&groups[i], cpus, sizeof(cpus));
+			if (o->progress)
+				fprintf(o->progress, "shard %s on GPU %d: CPUs %s\n", shard[i], dev[i],
+					cpus);
+			(void)sched_setaffinity(0, sizeof(groups[i]), &groups[i]);
+		}
 		setenv("CUDA_VISIBLE_DEVICES", visible, 1); /* inherited by this child only */
 		rc = nodus_child_start(&kids[i], &co, err);
 		restore_visible(user);
+		if (split >= 0)
+			(void)sched_setaffinity(0, sizeof(own), &own);
 		if (rc)
 			break;
 		started++;

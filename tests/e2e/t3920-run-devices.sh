@@ -10,7 +10,8 @@
 #   orchestrator on the cpu): "0,0" gives every pair-condition exactly one
 #   final record, pair p's from orchestrator p % 2 (two run ids, each on
 #   its own shard), nothing lost and nothing twice; the report reads them;
-#   --resume afterwards writes nothing; GPUs of two profiles
+#   --resume afterwards writes nothing; on two CPUs or more each
+#   orchestrator's timing ran on CPUs of its own, the ones it said; GPUs of two profiles
 #   (NODUS_TEST_DEVICES_DIFFER=1) are refused, the differing field named;
 # - on a machine with a GPU the cuda half runs in bench/gpu-check.sh
 #   devices (the H200's evidence lives in bench/results/h200).
@@ -65,6 +66,35 @@ for i, p in enumerate(pairs):
 assert all(len(v) == 1 for v in runs.values()), runs
 assert runs[0] != runs[1], ("one orchestrator ran both shards", runs)
 PY
+# each orchestrator on CPUs of its own (src/run/cpu_groups.c): on two CPUs
+# or more the shards' timing workers were pinned to different CPUs, the
+# ones the progress names, never both to the machine's last
+if [ "$(nproc)" -ge 2 ]; then
+	grep -q "^shard 0/2 on GPU 0: CPUs " "$tmp/run.out" && grep -q "^shard 1/2 on GPU 0: CPUs " "$tmp/run.out" ||
+		fail "the shards' CPUs are not said: $(grep -i cpus "$tmp/run.out")"
+	python3 - "$tmp/d.db" "$tmp/plan.json" "$tmp/run.out" <<'PY' || fail "two orchestrators timed on one CPU"
+import json, re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+pairs = [p["id"] for p in json.load(open(sys.argv[2]))["pairs"]]
+said = {}
+for line in open(sys.argv[3]):
+    m = re.match(r"shard (\d+)/2 on GPU 0: CPUs (\S+)", line)
+    if m:
+        cpus = set()
+        for part in m.group(2).split(","):
+            a, _, b = part.partition("-")
+            cpus.update(range(int(a), int(b or a) + 1))
+        said[int(m.group(1))] = cpus
+assert len(said) == 2 and not (said[0] & said[1]), said
+used = {0: set(), 1: set()}
+for pair, detail in db.execute("SELECT pair_id, detail_json FROM records WHERE final = 1"):
+    cpu = json.loads(detail).get("timing", {}).get("cpu")
+    if cpu is not None:
+        used[pairs.index(pair) % 2].add(cpu)
+assert used[0] and used[1] and not (used[0] & used[1]), used
+assert used[0] <= said[0] and used[1] <= said[1], (used, said)
+PY
+fi
 "$NODUS" report "$tmp/d.db" >"$tmp/report.txt" 2>&1 || fail "report: $(tail -3 "$tmp/report.txt")"
 refused "again without --resume" "already holds records of this plan" --db "$tmp/d.db" --devices 0,0
 before=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(*) FROM records').fetchone()[0])" "$tmp/d.db")
