@@ -67,7 +67,9 @@
 #     bash bench/gpu-check.sh study-suite   the study suite (suites/study/cuda, or
 #                                           STUDY_SUITE=torch-cuda: its KernelBench-format
 #                                           half) under STUDY_CONDITIONS, resumable
-#                                           (STUDY_DB), with each condition's resolution curve
+#                                           (STUDY_DB), with each condition's resolution curve;
+#                                           STUDY_DEVICES / STUDY_REPLAY_GPUS: over
+#                                           several GPUs of one host (below)
 #     bash bench/gpu-check.sh serve         nodus serve against a direct nodus run of the same
 #                                           plan (bench/serve-overhead.py, suites/cuda under
 #                                           isolated): POST latency, overhead per submission,
@@ -339,13 +341,67 @@ PY
 	fi
 	row "study-suite" "$camp"
 	"$N" plan "$camp" --cache "$cache" -o "$work/study-plan.json" >>"$log" 2>&1 || row plan FAILED
-	for cond in ${STUDY_CONDITIONS:-isolated}; do
-		step "run study-suite $cond"
-		t0=$(date +%s)
-		timeout "${STUDY_TIMEOUT:-400}" "$N" run "$work/study-plan.json" --db "$db" --cache "$cache" \
-			--condition "$cond" --resume >>"$log" 2>&1
-		row "study-suite $cond" "exit $?, $(elapsed "$t0")"
-	done
+	# STUDY_DEVICES (GPU ordinals, e.g. 0,1,2,3,4,5): the conditions but
+	# replay run with `nodus run --devices` over them (one orchestrator per
+	# GPU, each a shard, on CPUs of its own); each replay condition (refused
+	# under --devices: it packs its own orchestrators onto one GPU) runs at
+	# the same time on a GPU of STUDY_REPLAY_GPUS (e.g. "6 7") into a store
+	# of its own, merged into STUDY_DB at the end. The CPUs are split in
+	# proportion: the --devices run gets its GPUs' share, each replay GPU one
+	# share. STUDY_TIMEOUT bounds the whole of it.
+	conds=${STUDY_CONDITIONS:-isolated}
+	if [ -n "${STUDY_DEVICES:-}" ]; then
+		ngpu=$(echo "$STUDY_DEVICES" | tr ',' '\n' | grep -c .)
+		replay_gpus=(${STUDY_REPLAY_GPUS:-})
+		share=$(( $(nproc) / (ngpu + ${#replay_gpus[@]}) ))
+		# pin RANGE CMD...: CMD on those CPUs (not where there are fewer CPUs
+		# than orchestrators, or no taskset)
+		pin() { if [ "$share" -ge 1 ] && command -v taskset >/dev/null; then taskset -c "$@"; else shift; "$@"; fi; }
+		deadline=$(( $(date +%s) + ${STUDY_TIMEOUT:-400} ))
+		pids=() rdbs=() i=0
+		for cond in $conds; do
+			case $cond in replay*) ;; *) continue ;; esac
+			g=${replay_gpus[$i]:-}
+			[ -n "$g" ] || { row "study-suite $cond" "skipped: no GPU left in STUDY_REPLAY_GPUS"; continue; }
+			lo=$(( (ngpu + i) * share )); hi=$(( lo + share - 1 ))
+			rdb="${db%.db}-$cond.db"
+			rdbs+=("$rdb")
+			( export CUDA_VISIBLE_DEVICES=$g; pin "$lo-$hi" timeout $(( deadline - $(date +%s) )) \
+				"$N" run "$work/study-plan.json" --db "$rdb" --cache "$cache" --condition "$cond" \
+				--resume -q >>"$log.$cond" 2>&1; echo "exit $?" >"$work/replay-$cond.rc" ) &
+			pids+=($!)
+			row "study-suite $cond" "started on GPU $g, $([ "$share" -ge 1 ] && echo "CPUs $lo-$hi" || echo unpinned), into $(basename "$rdb")"
+			i=$((i + 1))
+		done
+		for cond in $conds; do
+			case $cond in replay*) continue ;; esac
+			left=$(( deadline - $(date +%s) ))
+			[ "$left" -gt 10 ] || { row "study-suite $cond" "not started: STUDY_TIMEOUT spent"; continue; }
+			step "run study-suite $cond on GPUs $STUDY_DEVICES"
+			t0=$(date +%s)
+			pin "0-$(( ngpu * share - 1 ))" timeout "$left" "$N" run "$work/study-plan.json" \
+				--db "$db" --cache "$cache" --condition "$cond" --devices "$STUDY_DEVICES" --resume -q >>"$log" 2>&1
+			row "study-suite $cond" "exit $?, $(elapsed "$t0") on GPUs $STUDY_DEVICES"
+		done
+		for pid in "${pids[@]}"; do wait "$pid"; done
+		for cond in $conds; do
+			case $cond in replay*) ;; *) continue ;; esac
+			[ -f "$work/replay-$cond.rc" ] && row "study-suite $cond" "$(cat "$work/replay-$cond.rc")"
+			tail -5 "$log.$cond" >>"$log" 2>/dev/null
+		done
+		for rdb in "${rdbs[@]}"; do
+			[ -f "$rdb" ] && "$N" db merge "$db" "$rdb" >>"$log" 2>&1
+			row "merge $(basename "$rdb")" "exit $?"
+		done
+	else
+		for cond in $conds; do
+			step "run study-suite $cond"
+			t0=$(date +%s)
+			timeout "${STUDY_TIMEOUT:-400}" "$N" run "$work/study-plan.json" --db "$db" --cache "$cache" \
+				--condition "$cond" --resume >>"$log" 2>&1
+			row "study-suite $cond" "exit $?, $(elapsed "$t0")"
+		done
+	fi
 	"$N" report "$db" --format json -o "$OUT/report.json" >>"$log" 2>&1
 	"$N" report "$db" --format text -o "$OUT/report.txt" >>"$log" 2>&1
 	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$db"
