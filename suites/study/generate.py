@@ -801,22 +801,31 @@ PRESETS = [
 ]
 
 
+def preset_sharing(sharing):
+    """Every sharing condition under every preset as well (issue 25: all
+    conditions x the three judges), named CONDITION-PRESET, after the
+    presets' isolated conditions: each is compared with nodus's isolated
+    baseline like any preset condition (docs/report.md)."""
+    return [dict(c, name="%s-%s" % (c["name"], p["judge_preset"]), judge_preset=p["judge_preset"])
+            for p in PRESETS for c in sharing]
+
+
 def campaign(half, fams, pairs, sols):
     if half == "cuda":
         judge = {"seed": SEED, "tie_margin": HALVES[half]["tie_margin"], "samples_per_round": 4,
                  "min_sample_ns": 1000000, "tie_margin_short": HALVES[half]["tie_margin_short"],
                  "max_rounds_short": 80}
         conds = [{"name": "isolated", "kind": "isolated"}] + SHARING + \
-            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS
+            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS + preset_sharing(SHARING)
         target = {"backend": "cuda", "profile": "NVIDIA H200 full GPU", "price_per_device_hour_usd": 3.5}
     else:
         judge = {"seed": SEED, "tie_margin": HALVES[half]["tie_margin"],
                  "tie_margin_short": HALVES[half]["tie_margin_short"], "min_rounds": 10,
                  "max_rounds": 80, "look_every": 10, "samples_per_round": 5}
         # the cuda sharing kinds have no cpu meaning; replay is the one that runs anywhere
-        conds = [{"name": "isolated", "kind": "isolated"}] + \
-            [c for c in SHARING if c["kind"] == "replay"] + \
-            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS
+        replay = [c for c in SHARING if c["kind"] == "replay"]
+        conds = [{"name": "isolated", "kind": "isolated"}] + replay + \
+            [{"name": "isolated-recheck", "kind": "isolated"}] + PRESETS + preset_sharing(replay)
         target = {"backend": "cpu", "profile": "x86-64 CPU, 2 cores", "price_per_device_hour_usd": 0.1}
     own = {f["name"]: HOST_BOUND[(half, f["cls"])] for f in fams if (half, f["cls"]) in HOST_BOUND}
     if own:
@@ -857,7 +866,7 @@ def generate(out):
                 f.write(src)
         dump(os.path.join(root, "campaign.json"), campaign(half, fams, all_pairs, sols))
     # the KernelBench-format half: torch-cuda and torch-cpu (torch_half.py)
-    torch_half.generate(out, dump, SEED, SHARING, PRESETS)
+    torch_half.generate(out, dump, SEED, SHARING, PRESETS, preset_sharing)
 
 
 if __name__ == "__main__":

@@ -397,13 +397,13 @@ def family_files(fam, half):
     return sols, srcs, pairs
 
 
-def campaign(half, sols, pairs, seed, sharing, presets):
-    conds = [{"name": "isolated", "kind": "isolated"}]
-    if HALVES[half]["backend"] == "cuda":
-        conds += sharing
-    else:  # the cuda sharing kinds have no cpu meaning; replay runs anywhere
-        conds += [c for c in sharing if c["kind"] == "replay"]
-    conds += [{"name": "isolated-recheck", "kind": "isolated"}] + presets
+def campaign(half, sols, pairs, seed, sharing, presets, preset_sharing):
+    """The conditions are the C halves' (generate.py): isolated, the sharing
+    ones, the recheck, the presets, then each sharing one under each preset."""
+    # the cuda sharing kinds have no cpu meaning; replay runs anywhere
+    shared = sharing if HALVES[half]["backend"] == "cuda" else [c for c in sharing if c["kind"] == "replay"]
+    conds = [{"name": "isolated", "kind": "isolated"}] + shared + \
+        [{"name": "isolated-recheck", "kind": "isolated"}] + presets + preset_sharing(shared)
     judge = dict(seed=seed, **HALVES[half]["judge"])
     # TF32's error needs a tolerance bfloat16 rounding also passes: the
     # pair asks what cuBLAS's switch buys, not whether a kernel is exact
@@ -418,7 +418,7 @@ def campaign(half, sols, pairs, seed, sharing, presets):
             "audit": audit, "target": HALVES[half]["target"]}
 
 
-def generate(out, dump, seed, sharing, presets):
+def generate(out, dump, seed, sharing, presets, preset_sharing):
     """Writes OUT/torch-cuda and OUT/torch-cpu whole; dump(path, obj) writes JSON."""
     for half in HALVES:
         root = os.path.join(out, half)
@@ -439,4 +439,4 @@ def generate(out, dump, seed, sharing, presets):
                     fh.write(srcs[f])
             all_pairs += pairs
         dump(os.path.join(root, "campaign.json"),
-             campaign(half, all_sols, all_pairs, seed, sharing, presets))
+             campaign(half, all_sols, all_pairs, seed, sharing, presets, preset_sharing))
