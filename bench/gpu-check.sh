@@ -341,12 +341,13 @@ PY
 	fi
 	row "study-suite" "$camp"
 	"$N" plan "$camp" --cache "$cache" -o "$work/study-plan.json" >>"$log" 2>&1 || row plan FAILED
-	# STUDY_DEVICES (GPU ordinals, e.g. 0,1,2,3,4,5): the conditions but
-	# replay run with `nodus run --devices` over them (one orchestrator per
-	# GPU, each a shard, on CPUs of its own); each replay condition (refused
-	# under --devices: it packs its own orchestrators onto one GPU) runs at
-	# the same time on a GPU of STUDY_REPLAY_GPUS (e.g. "6 7") into a store
-	# of its own, merged into STUDY_DB at the end. The CPUs are split in
+	# STUDY_DEVICES (GPU ordinals, e.g. 0,1,2,3): the conditions but replay
+	# run with `nodus run --devices` over them (one orchestrator per GPU,
+	# each a shard, on CPUs of its own); the replay conditions (refused under
+	# --devices: each packs its own orchestrators onto one GPU) run at the
+	# same time on the GPUs of STUDY_REPLAY_GPUS (e.g. "4 5 6 7"), dealt
+	# round-robin, each GPU its share in turn into a store of its own,
+	# merged into STUDY_DB at the end. The CPUs are split in
 	# proportion: the --devices run gets its GPUs' share, each replay GPU one
 	# share. STUDY_TIMEOUT bounds the whole of it.
 	conds=${STUDY_CONDITIONS:-isolated}
@@ -358,20 +359,34 @@ PY
 		# than orchestrators, or no taskset)
 		pin() { if [ "$share" -ge 1 ] && command -v taskset >/dev/null; then taskset -c "$@"; else shift; "$@"; fi; }
 		deadline=$(( $(date +%s) + ${STUDY_TIMEOUT:-400} ))
-		pids=() rdbs=() i=0
+		pids=() rdbs=()
+		# the replay conditions, dealt round-robin to the replay GPUs: each
+		# GPU runs its share one after another into a store of its own
+		declare -A share_of=()
+		i=0
 		for cond in $conds; do
 			case $cond in replay*) ;; *) continue ;; esac
-			g=${replay_gpus[$i]:-}
-			[ -n "$g" ] || { row "study-suite $cond" "skipped: no GPU left in STUDY_REPLAY_GPUS"; continue; }
-			lo=$(( (ngpu + i) * share )); hi=$(( lo + share - 1 ))
-			rdb="${db%.db}-$cond.db"
-			rdbs+=("$rdb")
-			( export CUDA_VISIBLE_DEVICES=$g; pin "$lo-$hi" timeout $(( deadline - $(date +%s) )) \
-				"$N" run "$work/study-plan.json" --db "$rdb" --cache "$cache" --condition "$cond" \
-				--resume -q >>"$log.$cond" 2>&1; echo "exit $?" >"$work/replay-$cond.rc" ) &
-			pids+=($!)
-			row "study-suite $cond" "started on GPU $g, $([ "$share" -ge 1 ] && echo "CPUs $lo-$hi" || echo unpinned), into $(basename "$rdb")"
+			[ "${#replay_gpus[@]}" -gt 0 ] || { row "study-suite $cond" "skipped: STUDY_REPLAY_GPUS is empty"; continue; }
+			k=$(( i % ${#replay_gpus[@]} ))
+			share_of[$k]="${share_of[$k]:-} $cond"
 			i=$((i + 1))
+		done
+		for k in "${!share_of[@]}"; do
+			g=${replay_gpus[$k]}
+			lo=$(( (ngpu + k) * share )); hi=$(( lo + share - 1 ))
+			rdb="${db%.db}-replay-gpu$g.db"
+			rdbs+=("$rdb")
+			( export CUDA_VISIBLE_DEVICES=$g
+			  for cond in ${share_of[$k]}; do
+				left=$(( deadline - $(date +%s) ))
+				[ "$left" -gt 10 ] || { echo "$cond: not started, STUDY_TIMEOUT spent" >>"$work/replay-gpu$g.rc"; continue; }
+				t0=$(date +%s)
+				pin "$lo-$hi" timeout "$left" "$N" run "$work/study-plan.json" --db "$rdb" --cache "$cache" \
+					--condition "$cond" --resume -q >>"$log.gpu$g" 2>&1
+				echo "$cond: exit $?, $(elapsed "$t0") on GPU $g" >>"$work/replay-gpu$g.rc"
+			  done ) &
+			pids+=($!)
+			row "replay on GPU $g" "$(echo ${share_of[$k]}), $([ "$share" -ge 1 ] && echo "CPUs $lo-$hi" || echo unpinned), into $(basename "$rdb")"
 		done
 		for cond in $conds; do
 			case $cond in replay*) continue ;; esac
@@ -384,10 +399,10 @@ PY
 			row "study-suite $cond" "exit $?, $(elapsed "$t0") on GPUs $STUDY_DEVICES"
 		done
 		for pid in "${pids[@]}"; do wait "$pid"; done
-		for cond in $conds; do
-			case $cond in replay*) ;; *) continue ;; esac
-			[ -f "$work/replay-$cond.rc" ] && row "study-suite $cond" "$(cat "$work/replay-$cond.rc")"
-			tail -5 "$log.$cond" >>"$log" 2>/dev/null
+		for g in "${replay_gpus[@]}"; do
+			[ -f "$work/replay-gpu$g.rc" ] || continue
+			while IFS= read -r line; do row "study-suite" "$line"; done <"$work/replay-gpu$g.rc"
+			tail -5 "$log.gpu$g" >>"$log" 2>/dev/null
 		done
 		for rdb in "${rdbs[@]}"; do
 			[ -f "$rdb" ] && "$N" db merge "$db" "$rdb" >>"$log" 2>&1
