@@ -18,7 +18,7 @@
 #include "report/report.h"
 
 static const char usage[] =
-	"usage: nodus report DB [--plan DIGEST] [--baseline NAME]\n"
+	"usage: nodus report DB [--plan DIGEST] [--baseline NAME] [--conditions A,B]\n"
 	"                    [--format text|json|csv|trace|html] [-o FILE]\n"
 	"       nodus report DB --format dataset --plan-file PLAN -o DIR\n\n"
 	"Compares, over the pairs of a plan, each condition's final labels with those of\n"
@@ -30,6 +30,9 @@ static const char usage[] =
 	"  --plan DIGEST    the plan to report on (default: the latest plan in DB)\n"
 	"  --baseline NAME  the condition compared against (default: the plan's\n"
 	"                   condition of kind isolated)\n"
+	"  --conditions A,B only these conditions, beside the baseline (a study of\n"
+	"                   many conditions read a few at a time; not for trace or\n"
+	"                   dataset, which hold every condition)\n"
 	"  --format F       text (default), json (docs/report.md), csv (one row per\n"
 	"                   pair and condition), trace (FlashInfer-Bench Trace JSONL,\n"
 	"                   one line per final record that is the candidate's outcome;\n"
@@ -106,6 +109,7 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 	static const struct option longopts[] = {
 		{"plan", required_argument, NULL, 'p'},
 		{"baseline", required_argument, NULL, 'b'},
+		{"conditions", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"plan-file", required_argument, NULL, 'P'},
@@ -126,6 +130,9 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 			break;
 		case 'b':
 			a->opt.baseline = optarg;
+			break;
+		case 'c':
+			a->opt.conditions = optarg;
 			break;
 		case 'o':
 			a->out = optarg;
@@ -158,6 +165,13 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *exit_co
 	}
 	if (check_dataset_args(a, exit_code))
 		return -1;
+	if (a->opt.conditions &&
+	    (a->format == NODUS_REPORT_TRACE || a->format == NODUS_REPORT_DATASET)) {
+		*exit_code = nodus_cli_usage_error(
+			"report", "--conditions: the text, json, csv and html reports take it; a "
+			"trace or a dataset holds every condition's records");
+		return -1;
+	}
 	if (a->out) { /* the store and its side files are inputs */
 		char side[4096];
 		const char *suffix[] = {"", "-wal", "-shm"};

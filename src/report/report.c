@@ -78,6 +78,7 @@ struct ctx {
 	int n_pairs;
 	struct cond_info *conds;         /* n_conds entries */
 	int n_conds;
+	int n_records;                   /* the records of these pairs and conditions */
 	int base;                        /* index of the baseline condition */
 	const nodus_record **final;      /* [pair * n_conds + cond]: final record or NULL */
 	int *attempts;                   /* [pair * n_conds + cond]: its records, every attempt */
@@ -267,6 +268,61 @@ static int find_baseline(struct ctx *c, nodus_error *err)
 			 c->d->plan_digest);
 }
 
+/* Whether name is an entry of the comma-separated list. */
+static int in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+		size_t n = strcspn(p, ",");
+		if (n == len && strncmp(p, name, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* --conditions: only the named conditions and the baseline stay; the
+ * records of the others are then ignored like those of another plan. A
+ * name the plan lacks is an error that lists the plan's. */
+static int keep_conditions(struct ctx *c, nodus_error *err)
+{
+	const char *list = c->opt.conditions;
+	if (!list)
+		return 0;
+	for (const char *p = list;; p += strcspn(p, ",") + 1) {
+		size_t n = strcspn(p, ",");
+		if (n == 0)
+			return NODUS_ERR(err, NODUS_EINVAL,
+					 "--conditions: expected condition names separated by commas, "
+					 "got '%s' (an empty name)", list);
+		int found = 0;
+		for (int i = 0; i < c->n_conds && !found; i++)
+			found = strlen(c->conds[i].name) == n && strncmp(c->conds[i].name, p, n) == 0;
+		if (found) {
+			if (!p[n])
+				break;
+			continue;
+		}
+		char names[1024] = "";
+		size_t len = 0;
+		for (int i = 0; i < c->n_conds && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+						c->conds[i].name);
+		return NODUS_ERR(err, NODUS_EINVAL,
+				 "--conditions: '%.*s' is not a condition of plan %s (it has: %s)",
+				 (int)n, p, c->d->plan_digest, names);
+	}
+	int kept = 0;
+	for (int i = 0; i < c->n_conds; i++) {
+		if (i != c->base && !in_list(list, c->conds[i].name))
+			continue;
+		if (i == c->base)
+			c->base = kept;
+		c->conds[kept++] = c->conds[i];
+	}
+	c->n_conds = kept;
+	return 0;
+}
+
 static void read_price(struct ctx *c)
 {
 	json_t *target = json_object_get(c->plan, "target");
@@ -320,6 +376,7 @@ static int index_finals(struct ctx *c, nodus_error *err)
 		/* counted so the report says when a label is one of several
 		 * measurements (retries, or a second run kept by db merge) */
 		c->attempts[p * c->n_conds + k]++;
+		c->n_records++;
 		if (!r->final)
 			continue;
 		/* the final record that is not NOT_ISOLATED decides; while there is
@@ -1033,7 +1090,7 @@ static json_t *plan_section(const struct ctx *c)
 			 "name", json_is_string(name) ? name : json_null(),
 			 "price_per_device_hour_usd", jnum(c->price_usd), "price_reason",
 			 c->price_reason ? json_string(c->price_reason) : json_null(), "pairs",
-			 c->n_pairs, "conditions", c->n_conds, "records", c->d->n_records,
+			 c->n_pairs, "conditions", c->n_conds, "records", c->opt.conditions ? c->n_records : c->d->n_records,
 			 "tie_margin", json_is_number(tie) ? json_real(json_number_value(tie)) : json_null(),
 			 "process_sd", json_real(json_is_number(psd) ? json_number_value(psd) : 0.0),
 			 "task_judges", json_is_object(tasks) ? json_deep_copy(tasks) : json_object());
@@ -1095,6 +1152,8 @@ int nodus_report_compute(const nodus_report_data *d, const nodus_report_options 
 		rc = parse_conditions(&c, err);
 	if (rc == 0)
 		rc = find_baseline(&c, err);
+	if (rc == 0)
+		rc = keep_conditions(&c, err);
 	if (rc == 0)
 		rc = index_finals(&c, err);
 	if (rc == 0) {

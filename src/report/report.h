@@ -57,6 +57,8 @@ typedef struct nodus_report_options {
 	int resamples;             /* bootstrap resamples; 0 = NODUS_REPORT_RESAMPLES */
 	double confidence;         /* interval confidence; 0 = NODUS_REPORT_CONFIDENCE */
 	uint64_t seed;             /* bootstrap seed; 0 = NODUS_REPORT_SEED */
+	const char *conditions;    /* comma-separated names: only these conditions (and
+				      the baseline) are reported; NULL = every one */
 } nodus_report_options;
 
 /* Whether outcome, a pair's outcome under one condition as the document's

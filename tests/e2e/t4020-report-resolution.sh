@@ -14,7 +14,8 @@
 #      baseline is not FASTER; A/A pairs called faster are counted;
 #   3. says what each condition does to effect sizes: the median of
 #      log(speedup) / log(baseline speedup) over the pairs the baseline
-#      decided, with an interval over tasks.
+#      decided, with an interval over tasks;
+#   4. --conditions reports only the named conditions beside the baseline.
 #
 #   pair  effect expect  isolated    kb
 #   f10   1.10   FASTER  FASTER      BINARY_FASTER
@@ -147,4 +148,33 @@ for pair, differs in (("f10", False), ("f1", True), ("s5", False), ("s5b", True)
     assert len(kb) == 1, (pair, cells)
     assert ("&ne;" in kb[0]) == differs, (pair, kb[0])
 PY
+# --conditions: only the named ones beside the baseline, in every format
+# that compares; a name the plan lacks, an empty one, and a trace or
+# dataset (every condition's records) are refused with exit 2
+"$NODUS" report "$db" --conditions kb --format json -o "$tmp/only.json" 2>"$tmp/err" ||
+	{ echo "FAIL: report --conditions kb: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+"$NODUS" report "$db" --conditions isolated --format json -o "$tmp/base.json" 2>"$tmp/err" ||
+	{ echo "FAIL: report --conditions isolated: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+python3 - "$tmp/r.json" "$tmp/only.json" "$tmp/base.json" <<'PY' || { echo "FAIL: --conditions"; fails=$((fails + 1)); }
+import json, sys
+full, only, base = (json.load(open(f)) for f in sys.argv[1:])
+assert [c["name"] for c in only["conditions"]] == ["isolated", "kb"], only["conditions"]
+assert [c["name"] for c in base["conditions"]] == ["isolated"], base["conditions"]
+assert all(set(p["labels"]) == {"isolated"} for p in base["pairs"]), base["pairs"]
+# what is kept is what the whole report says of it
+for name in ("isolated", "kb"):
+    a = next(c for c in full["conditions"] if c["name"] == name)
+    b = next(c for c in only["conditions"] if c["name"] == name)
+    assert a["agreement"] == b["agreement"] and a["resolution"] == b["resolution"], name
+PY
+for bad in "nope" "kb,,isolated" ""; do
+	"$NODUS" report "$db" --conditions "$bad" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q -- "--conditions" "$tmp/err" ||
+		{ echo "FAIL: --conditions '$bad': exit $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); }
+done
+grep -q "it has: isolated, kb" <("$NODUS" report "$db" --conditions nope 2>&1) ||
+	{ echo "FAIL: an unknown condition's error lists the plan's"; fails=$((fails + 1)); }
+"$NODUS" report "$db" --conditions kb --format trace >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || { echo "FAIL: --conditions with a trace"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "ok: resolution and presets in the report" || exit 1
