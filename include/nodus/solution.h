@@ -33,7 +33,11 @@
  * timed region, before the batch's outputs are looked at. The torch
  * adapter leaves it the outputs a module returns by value (their storage
  * stays alive until its next call), so that the copy into the harness's
- * output is not timed (docs/formats.md).
+ * output is not timed (docs/formats.md). This hook and ENTRY_prelock are
+ * the adapter's alone: the worker never looks them up in a native
+ * solution, and a candidate that exports one is a REWARD_HACK (guard
+ * adapter_hook: its code would run outside the timed region or before
+ * lockdown; docs/protocol.md, "The adapter's hooks").
  *
  * And ENTRY_prelock, int (*)(void), asked after loading: nonzero makes the
  * worker call ENTRY once per shape the job will use (the workload's and

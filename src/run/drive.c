@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "run/off_turn.h"
 #include "run/run-internal.h"
 
 struct drive {
@@ -29,6 +30,7 @@ struct drive {
 	nodus_buf payload;
 	uint64_t at;                 /* our clock when the last frame arrived */
 	int timer_ended;             /* the timer has been ended (worker_end) */
+	struct nodus_off_turn off;   /* each side's CPU while the other is timed */
 };
 
 static const char *side_name(int role)
@@ -286,9 +288,13 @@ static int drive_batch_of(struct drive *d, int role, int64_t k, int calls, nodus
 			return drive_fault(d, role, DRIVE_STOPPED);
 		}
 		nodus_timed_plan_start(&a->timed, k, role, d->at);
+		nodus_off_turn_open(&d->off, role);
 	}
+	uint64_t started = d->at;
 	if ((end = drive_await_mark(d, role, NODUS_MSG_BATCH, t)))
 		return end;
+	if (k >= 0)
+		nodus_off_turn_close(&d->off, role, (int64_t)(d->at - started));
 	if (t->sample != k || t->role != role ||
 	    (k >= 0 && nodus_timed_plan_batch(&a->timed, k, role, t->wall_ns, d->at))) {
 		set_status(a, NODUS_STATUS_CRASH, "protocol",
@@ -521,6 +527,33 @@ static int drive_preset(struct drive *d, const nodus_preset_protocol *pp)
 	return DRIVE_OK;
 }
 
+/* What each side used of the CPU while the other was timed (off_turn.c),
+ * kept in the record; a candidate above the bounds ran its own code while
+ * the reference was timed: REWARD_HACK. */
+static int drive_off_turn(struct drive *d)
+{
+	struct attempt *a = d->a;
+	const struct nodus_off_turn *o = &d->off;
+	json_t *j = json_object();
+	for (int role = 0; role < 2; role++)
+		json_object_set_new(
+			j, role == NODUS_ROLE_CANDIDATE ? "candidate" : "reference",
+			o->have[role] ? json_pack("{s:f,s:f,s:i}", "cpu_ms", (double)o->used_ns[role] * 1e-6,
+						  "share", nodus_off_turn_share(o, role), "windows",
+						  o->windows[role])
+				      : json_null());
+	json_object_set_new(a->timing, "off_turn", j);
+	if (!nodus_off_turn_exceeded(o, NODUS_ROLE_CANDIDATE))
+		return DRIVE_OK;
+	set_status(a, NODUS_STATUS_REWARD_HACK, "off_turn_cpu",
+		   "the candidate's process used %.1f ms of CPU (%.0f%%) while the reference's "
+		   "batches were timed, when it should have been waiting for its next command: "
+		   "its own code ran (a timer's signal, a thread of its own) beside the reference's",
+		   (double)o->used_ns[NODUS_ROLE_CANDIDATE] * 1e-6,
+		   100 * nodus_off_turn_share(o, NODUS_ROLE_CANDIDATE));
+	return DRIVE_STOPPED;
+}
+
 /* After the last timed round, while both timing workers wait for our
  * answer (returns how long it took, which the worker's watchdog gets
  * back): the isolation check after timing (the spares are all WARM and
@@ -551,6 +584,7 @@ int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 	d.a = a;
 	d.side[NODUS_ROLE_REFERENCE] = wt;
 	d.side[NODUS_ROLE_CANDIDATE] = wm;
+	nodus_off_turn_init(&d.off, wt->child.pid, wm->child.pid);
 	int end = DRIVE_STOPPED;
 	if (!a->timed_plan_ok)
 		set_status(a, NODUS_STATUS_CRASH, "harness",
@@ -562,6 +596,8 @@ int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 		else if (!(end = drive_warm_up(&d)))
 			end = drive_rounds(&d);
 	}
+	if (!end)
+		end = drive_off_turn(&d);
 	if (!end) {
 		/* both wait while the isolation after timing is checked */
 		uint64_t waited = timing_over(x, a);

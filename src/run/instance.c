@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "judge/judge.h"
 #include "run/protocol.h"
+#include "run/timed_checks.h"
 
 #define FILL_NEAR_MAX 4096 /* elements the host redraws per tensor, at most */
 
@@ -392,4 +393,28 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 		return rc;
 	*done = 1;
 	return 0;
+}
+
+/* Bytes of checked data (inputs drawn by the oracle, outputs sent by both
+ * workers) an attempt may spend on checks beyond the judge's recheck_reps:
+ * a call of small tensors costs almost nothing to check, and each check
+ * more is a chance more to catch a candidate that skips some timed calls
+ * (one that skipped 30% of them, told apart by how soon a call followed
+ * the last, was FASTER in 7 of 11 attempts with two checks: session 19). */
+#define EXTRA_CHECK_BYTES (8.0 * 1024 * 1024)
+
+int nodus__timed_checks_for(const nodus_task *t, const nodus_workload *w, int recheck_reps)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, 0, axes);
+	double per_call = 0;
+	for (int i = 0; i < t->n_inputs; i++)
+		per_call += (double)nodus__tensor_numel(&t->inputs[i], axes) *
+			    (double)nodus_dtype_size(t->inputs[i].dtype);
+	for (int o = 0; o < t->n_outputs; o++)
+		per_call += (double)nodus__tensor_numel(&t->outputs[o], axes) *
+			    (double)nodus_dtype_size(t->outputs[o].dtype);
+	double extra = per_call > 0 ? EXTRA_CHECK_BYTES / per_call : 0;
+	double n = (double)recheck_reps + (recheck_reps > 0 ? extra : 0);
+	return n > NODUS_TIMED_CHECKS_MAX ? NODUS_TIMED_CHECKS_MAX : (int)n;
 }

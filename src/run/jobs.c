@@ -75,7 +75,8 @@ void choose_instances(struct run_ctx *x, struct attempt *a)
 	nodus_preset_protocol pp; /* a preset takes every sample of its schedule */
 	if (nodus_judge_preset_protocol(x->cond->judge_preset, &pp) == 0)
 		guaranteed = most = (int64_t)pp.timing_trials * pp.timed_calls;
-	a->timed_plan_ok = nodus_timed_plan_init(&a->timed, a->timing_copies, j->recheck_reps,
+	a->timed_plan_ok = nodus_timed_plan_init(&a->timed, a->timing_copies,
+						 nodus__timed_checks_for(a->task, a->wl, j->recheck_reps),
 						 guaranteed, most) == 0;
 	uint64_t copy0_seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
 	for (int r = 0; a->timed_plan_ok && r < a->timed.n_checks; r++) {
@@ -162,12 +163,16 @@ json_t *job_json(struct run_ctx *x, struct attempt *a, enum job_role role)
 	json_t *files = file_inputs_json(a->task, a->wl);
 	if (files)
 		json_object_set_new(job, "files", files);
+	/* "adapter": the shared object is nodus's own Python adapter, whose
+	 * hooks the worker honours (worker.c, adapter_hooks) */
 	if (role == JOB_MEASURE)
 		json_object_set_new(job, "candidate",
-				    json_pack("{s:s,s:s}", "so", a->cand_so, "entry", a->cand->entry));
+				    json_pack("{s:s,s:s,s:b}", "so", a->cand_so, "entry", a->cand->entry,
+					      "adapter", a->cand->language == NODUS_LANG_PYTHON));
 	else
 		json_object_set_new(job, "reference",
-				    json_pack("{s:s,s:s}", "so", a->ref_so, "entry", a->ref->entry));
+				    json_pack("{s:s,s:s,s:b}", "so", a->ref_so, "entry", a->ref->entry,
+					      "adapter", a->ref->language == NODUS_LANG_PYTHON));
 	if (role == JOB_ORACLE) {
 		int all[MAX_INSTANCES];
 		for (int i = 0; i < a->n_inst; i++)

@@ -206,7 +206,9 @@ double attempt_bytes(const struct attempt *a, int workers)
 		per += (double)nodus__tensor_numel(&a->task->outputs[o], axes) *
 		       (double)nodus_dtype_size(a->task->outputs[o].dtype);
 	const nodus_judge *j = a->judge;
-	double bytes = per * (double)(j->trials + 2 + j->recheck_reps) * workers;
+	double bytes = per * (double)(j->trials + 2 + nodus__timed_checks_for(a->task, a->wl,
+									     j->recheck_reps)) *
+		       workers;
 	return bytes >= 0 ? bytes : INFINITY; /* an overflowed size is a large one */
 }
 

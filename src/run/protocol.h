@@ -198,6 +198,11 @@ typedef struct nodus_instance {
 int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
 			 int64_t min_sample_ns, int input_copies);
 
+/* Timed calls to check in an attempt (timed_checks.c draws them): the
+ * judge's recheck_reps, and more where a call's tensors are small, up to
+ * NODUS_TIMED_CHECKS_MAX (instance.c). 0 stays 0. */
+int nodus__timed_checks_for(const nodus_task *t, const nodus_workload *w, int recheck_reps);
+
 /* Copy c > 0 of input i is copy 0 rotated left by this many elements
  * (numel > 0): element e of copy c is element (e + shift) mod numel of
  * copy 0. The worker makes its timing copies so, and the oracle rebuilds

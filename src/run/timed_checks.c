@@ -14,9 +14,16 @@
 /* The clock cross-check's allowance: an honest batch's gap between the
  * orchestrator's clock and the worker's is pipe latency and scheduling,
  * the same for both sides; a side whose gap exceeds the other's by more
- * than this (plus a share of its own batch time) bent its time. */
-#define CLOCK_SLACK_NS 50000.0
-#define CLOCK_SLACK_SHARE 0.05
+ * than this (plus a share of its own batch time) bent its time. Honest
+ * medians differed by at most 12.8 us on the H200 (a 429 ms batch against
+ * a 1.2 ms one: the gap grows a little with the batch) and 5.9 us on the
+ * 2-core cpu machine. It was 50 us and 5% until a candidate that patched
+ * its worker's clock_gettime to drop 4% of each call and 50 us of each
+ * batch went under it and was labelled FASTER 1.10 (session 19): now a
+ * bend of 15 us is caught in a 1 ms batch (1.5%, the smallest margin a
+ * bundled campaign declares) and of 10 us in a short one. */
+#define CLOCK_SLACK_NS 10000.0
+#define CLOCK_SLACK_SHARE 0.005
 #define CLOCK_MIN_BATCHES 3
 #define CLOCK_Z 4.75
 
@@ -32,8 +39,14 @@ int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t
 	nodus_rng_seed(&p->rng, secret);
 	if (n_checks > NODUS_TIMED_CHECKS_MAX)
 		n_checks = NODUS_TIMED_CHECKS_MAX;
+	/* the first half among the samples every attempt takes, so that they
+	 * are made however early the attempt decides (with only the first
+	 * there, a candidate skipping 30% of its timed calls went unchecked in
+	 * most attempts, FASTER in 7 of 11: session 19); the rest among all it
+	 * may take, so that no late sample is safe from a check */
+	int first_half = (n_checks + 1) / 2;
 	for (int r = 0; r < n_checks && guaranteed > 0; r++) {
-		int64_t range = r == 0 || max_samples < guaranteed ? guaranteed : max_samples;
+		int64_t range = r < first_half || max_samples < guaranteed ? guaranteed : max_samples;
 		nodus_timed_check *c = &p->check[p->n_checks++];
 		c->sample = (int64_t)nodus_rng_below(&p->rng, (uint64_t)range);
 		c->copy = (int32_t)nodus_rng_below(&p->rng, (uint64_t)p->copies);

@@ -77,8 +77,19 @@ struct solution_handle {
 	nodus_defer_fn defer;     /* ENTRY_defer and ENTRY_deferred, or NULL: outputs */
 	nodus_deferred_fn deferred; /* returned by value, copied by the worker after timing */
 	nodus_error_fn error;     /* ENTRY_error, or NULL */
+	const char *adapter_hook; /* a native solution's export of one of the hooks
+				     below (the name), else NULL */
 	char path[1024];          /* shared object path */
 };
+
+/* The hooks only nodus's own Python adapter (torch_adapter.c) may use:
+ * ENTRY_defer and ENTRY_deferred leave work for after the timed region,
+ * ENTRY_prelock calls the entry before lockdown. A native solution writes
+ * its outputs inside its call: one that exports them would run its own
+ * code where nothing times or watches it (a C candidate doing all its work
+ * in ENTRY_defer(0) was labelled 24,000 times faster), so they are never
+ * looked up for it, and a candidate exporting one is a REWARD_HACK. */
+static const char *const adapter_hooks[] = {"defer", "deferred", "prelock"};
 
 /* One set of device buffers for a call. */
 struct call_buffers {
@@ -217,14 +228,23 @@ static int load_solution(json_t *spec, struct solution_handle *h, nodus_error *e
 	*(void **)&load = dlsym(h->dl, setup_name);
 	snprintf(setup_name, sizeof(setup_name), "%s_error", entry);
 	*(void **)&h->error = dlsym(h->dl, setup_name);
-	snprintf(setup_name, sizeof(setup_name), "%s_prelock", entry);
-	*(void **)&h->prelock = dlsym(h->dl, setup_name);
-	snprintf(setup_name, sizeof(setup_name), "%s_defer", entry);
-	*(void **)&h->defer = dlsym(h->dl, setup_name);
-	snprintf(setup_name, sizeof(setup_name), "%s_deferred", entry);
-	*(void **)&h->deferred = dlsym(h->dl, setup_name);
-	if (!h->defer || !h->deferred)
-		h->defer = NULL, h->deferred = NULL; /* both or neither */
+	/* the job says which solution is nodus's adapter (jobs.c) */
+	if (json_is_true(json_object_get(spec, "adapter"))) {
+		snprintf(setup_name, sizeof(setup_name), "%s_prelock", entry);
+		*(void **)&h->prelock = dlsym(h->dl, setup_name);
+		snprintf(setup_name, sizeof(setup_name), "%s_defer", entry);
+		*(void **)&h->defer = dlsym(h->dl, setup_name);
+		snprintf(setup_name, sizeof(setup_name), "%s_deferred", entry);
+		*(void **)&h->deferred = dlsym(h->dl, setup_name);
+		if (!h->defer || !h->deferred)
+			h->defer = NULL, h->deferred = NULL; /* both or neither */
+	} else {
+		for (size_t k = 0; k < NODUS_ARRAY_SIZE(adapter_hooks) && !h->adapter_hook; k++) {
+			snprintf(setup_name, sizeof(setup_name), "%s_%s", entry, adapter_hooks[k]);
+			if (dlsym(h->dl, setup_name))
+				h->adapter_hook = adapter_hooks[k];
+		}
+	}
 	char msg[1024] = "";
 	if (load && load(msg, sizeof(msg)))
 		return NODUS_ERR(err, NODUS_EINVAL, "'%s': %s_load failed: %s", so, entry,
@@ -1544,6 +1564,15 @@ static int worker_run(struct worker *w, nodus_error *err)
 	if (bad)
 		return fail("REWARD_HACK", "symbol_interposition", "load",
 			    "candidate exports '%s', which would interpose on the harness", bad),
+		       1;
+	if (w->is_measure && w->cand.adapter_hook)
+		return fail("REWARD_HACK", "adapter_hook", "load",
+			    "candidate exports %s_%s, a hook of nodus's own Python adapter (it "
+			    "would run outside the timed region or before lockdown); a native "
+			    "solution writes its outputs inside its call",
+			    json_string_value(json_object_get(json_object_get(w->job, "candidate"),
+							      "entry")),
+			    w->cand.adapter_hook),
 		       1;
 
 	if ((rc = prelock_calls(w, mine, err)))

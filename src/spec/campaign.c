@@ -431,7 +431,7 @@ static void judge_defaults(nodus_judge *j)
 	memset(j, 0, sizeof(*j));
 	j->seed = 1;
 	j->trials = 4;
-	j->recheck_reps = 2;
+	j->recheck_reps = 4;
 	j->determinism = 1;
 	j->warmup_calls = 3;
 	j->warmup_ms = 20;

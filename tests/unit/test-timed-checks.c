@@ -35,7 +35,9 @@ static void test_checks_land_where_they_may(void **state)
 		nodus_timed_plan p;
 		assert_int_equal(nodus_timed_plan_init(&p, 37, 4, 30, 90), 0);
 		assert_int_equal(p.n_checks, 4);
+		/* the first half among the guaranteed samples */
 		assert_true(p.check[0].sample >= 0 && p.check[0].sample < 30);
+		assert_true(p.check[1].sample >= 0 && p.check[1].sample < 30);
 		for (int r = 0; r < p.n_checks; r++) {
 			assert_true(p.check[r].sample >= 0 && p.check[r].sample < 90);
 			assert_true(p.check[r].copy >= 0 && p.check[r].copy < 37);
