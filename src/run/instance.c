@@ -154,6 +154,20 @@ static int fill_tensor(void *data, int dtype, int64_t numel, const nodus_dist *d
 	return rc;
 }
 
+double nodus__call_bytes(const nodus_task *t, const nodus_workload *w)
+{
+	int64_t axes[NODUS_MAX_AXES];
+	nodus__instance_axes(t, w, 0, axes);
+	double bytes = 0;
+	for (int i = 0; i < t->n_inputs; i++)
+		bytes += (double)nodus__tensor_numel(&t->inputs[i], axes) *
+			 (double)nodus_dtype_size(t->inputs[i].dtype);
+	for (int o = 0; o < t->n_outputs; o++)
+		bytes += (double)nodus__tensor_numel(&t->outputs[o], axes) *
+			 (double)nodus_dtype_size(t->outputs[o].dtype);
+	return bytes;
+}
+
 int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
 			 int64_t min_sample_ns, int input_copies)
 {
@@ -165,15 +179,7 @@ int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
 	 * samples instead (ab-39). */
 	const double fastest_bps = cuda ? 5e12 : 50e9;
 	const double budget = cuda ? (double)((int64_t)4 << 30) : (double)((int64_t)1 << 30);
-	int64_t axes[NODUS_MAX_AXES];
-	nodus__instance_axes(t, w, 0, axes);
-	double per_call = 0;
-	for (int i = 0; i < t->n_inputs; i++)
-		per_call += (double)nodus__tensor_numel(&t->inputs[i], axes) *
-			    (double)nodus_dtype_size(t->inputs[i].dtype);
-	for (int o = 0; o < t->n_outputs; o++)
-		per_call += (double)nodus__tensor_numel(&t->outputs[o], axes) *
-			    (double)nodus_dtype_size(t->outputs[o].dtype);
+	double per_call = nodus__call_bytes(t, w);
 	if (per_call < 64)
 		per_call = 64;
 	double want = (double)min_sample_ns * 1e-9 * fastest_bps / per_call;
@@ -405,15 +411,7 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 
 int nodus__timed_checks_for(const nodus_task *t, const nodus_workload *w, int recheck_reps)
 {
-	int64_t axes[NODUS_MAX_AXES];
-	nodus__instance_axes(t, w, 0, axes);
-	double per_call = 0;
-	for (int i = 0; i < t->n_inputs; i++)
-		per_call += (double)nodus__tensor_numel(&t->inputs[i], axes) *
-			    (double)nodus_dtype_size(t->inputs[i].dtype);
-	for (int o = 0; o < t->n_outputs; o++)
-		per_call += (double)nodus__tensor_numel(&t->outputs[o], axes) *
-			    (double)nodus_dtype_size(t->outputs[o].dtype);
+	double per_call = nodus__call_bytes(t, w);
 	double extra = per_call > 0 ? EXTRA_CHECK_BYTES / per_call : 0;
 	double n = (double)recheck_reps + (recheck_reps > 0 ? extra : 0);
 	return n > NODUS_TIMED_CHECKS_MAX ? NODUS_TIMED_CHECKS_MAX : (int)n;

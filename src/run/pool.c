@@ -196,15 +196,7 @@ void spares_top_up(struct run_ctx *x)
  * instance's inputs and outputs, once per worker. */
 double attempt_bytes(const struct attempt *a, int workers)
 {
-	int64_t axes[NODUS_MAX_AXES];
-	nodus__instance_axes(a->task, a->wl, 0, axes);
-	double per = 0;
-	for (int i = 0; i < a->task->n_inputs; i++)
-		per += (double)nodus__tensor_numel(&a->task->inputs[i], axes) *
-		       (double)nodus_dtype_size(a->task->inputs[i].dtype);
-	for (int o = 0; o < a->task->n_outputs; o++)
-		per += (double)nodus__tensor_numel(&a->task->outputs[o], axes) *
-		       (double)nodus_dtype_size(a->task->outputs[o].dtype);
+	double per = nodus__call_bytes(a->task, a->wl);
 	const nodus_judge *j = a->judge;
 	double bytes = per * (double)(j->trials + 2 + nodus__timed_checks_for(a->task, a->wl,
 									     j->recheck_reps)) *

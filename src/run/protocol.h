@@ -195,6 +195,9 @@ typedef struct nodus_instance {
  * at least input_copies, within NODUS_MAX_TIMING_CALLS and a memory
  * budget per backend. Known before the job, so the oracle can compute the
  * reference outputs of any copy a checked call may use. */
+/* Bytes of one call's inputs and outputs at the workload's shape. */
+double nodus__call_bytes(const nodus_task *t, const nodus_workload *w);
+
 int nodus__timing_copies(const nodus_task *t, const nodus_workload *w, int cuda,
 			 int64_t min_sample_ns, int input_copies);
 

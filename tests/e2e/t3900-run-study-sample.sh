@@ -70,16 +70,7 @@ during=$(load_since run)
 busy=$(max_cores "$busy" "$during")
 # a label against the construction is run again once, in new processes
 # (lib/campaign.sh, expect_constructed): a fault of the suite repeats
-against=$(against_construction "$tmp/r.db")
-again=""
-if [ -n "$against" ]; then
-	only_pairs "$S/cpu/campaign.json" $against || fail "keep the pairs to run again"
-	"$NODUS" plan "$S/cpu/campaign.json" -o "$tmp/again.json" >/dev/null 2>&1 || fail "plan of the pairs to run again"
-	load_mark run
-	"$NODUS" run "$tmp/again.json" --db "$tmp/again.db" --condition isolated -q || fail "run again exited $?"
-	busy=$(max_cores "$busy" "$(load_since run)")
-	again=$tmp/again.db
-fi
+rerun_against "$S/cpu/campaign.json" "$tmp/r.db"
 expect_constructed "$tmp/r.db" "$busy" 8 "$again"
 # 3. the entries of one source are one build: every side of a trip pair
 #    (FAMILY_tN against FAMILY_tM) was in the cache the plan filled with

@@ -293,6 +293,25 @@ static void test_file_input_kept_exactly(void **state)
 	free(x0), free(s0), free(x1), free(s1), free(file);
 }
 
+/* Timed calls checked per attempt (nodus__timed_checks_for): the judge's
+ * recheck_reps for a call of large tensors, as many more as 8 MiB holds a
+ * small call's, never past NODUS_TIMED_CHECKS_MAX (16), and 0 kept 0. */
+static void test_checks_grow_for_small_calls(void **state)
+{
+	(void)state;
+	nodus_task t;
+	nodus_workload w;
+	make_task(&t, &w, 1 << 21); /* two float32 inputs: 16 MiB a call */
+	assert_true(nodus__call_bytes(&t, &w) == 16.0 * 1024 * 1024);
+	assert_int_equal(nodus__timed_checks_for(&t, &w, 4), 4);
+	make_task(&t, &w, 1 << 18); /* 2 MiB: four more */
+	assert_int_equal(nodus__timed_checks_for(&t, &w, 4), 8);
+	make_task(&t, &w, 1024); /* 8 KiB: capped */
+	assert_int_equal(nodus__timed_checks_for(&t, &w, 4), 16);
+	assert_int_equal(nodus__timed_checks_for(&t, &w, 0), 0);
+	assert_int_equal(nodus__timed_checks_for(&t, &w, 40), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_copy_rebuilt_as_worker_rotates),
 		cmocka_unit_test(test_copy_on_device_as_host),
 		cmocka_unit_test(test_file_input_kept_exactly),
+		cmocka_unit_test(test_checks_grow_for_small_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,6 +135,11 @@ static void test_clock_crosscheck(void **state)
 	assert_int_equal(bent(0.7, 1.0, 60), 1);  /* the candidate's clock slowed */
 	assert_int_equal(bent(1.0, 1.5, 60), 1);  /* the reference's clock sped up */
 	assert_int_equal(bent(0.7, 1.0, 2), 0);   /* too few batches to say */
+	/* the allowance, 10 us + 0.5% of the candidate's 400 us batch = 12 us:
+	 * a bend of 5% (20 us) is caught, which 50 us + 5% let through and a
+	 * Python candidate used (FASTER 1.10, session 19); 1% (4 us) is not */
+	assert_int_equal(bent(0.95, 1.0, 60), 1);
+	assert_int_equal(bent(0.99, 1.0, 60), 0);
 	nodus_timed_plan p;
 	assert_int_equal(nodus_timed_plan_init(&p, 4, 0, 10, 10), 0);
 	assert_int_equal(nodus_timed_plan_batch(&p, 0, NODUS_ROLE_CANDIDATE, 10, 20), -1);

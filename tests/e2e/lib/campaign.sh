@@ -83,6 +83,23 @@ expect_constructed() {
 against_construction() {
 	final_outcomes "$1" | awk '$4 ~ /^(FASTER|SLOWER|TIED)$/ && $4 != $3 && $3 != "EQUIVALENT" { print $1 }'
 }
+# rerun_against CAMPAIGN DB: the pairs of DB labelled against their
+# construction (against_construction), planned again from CAMPAIGN alone and
+# run under isolated in new processes into $tmp/again.db; sets `again` to
+# that store ("" when there was nothing to run again) and raises `busy` by
+# the load during the run (lib/load.sh). The study samples' (t3900, t3910).
+rerun_against() {
+	local pairs
+	again=""
+	pairs=$(against_construction "$2")
+	[ -n "$pairs" ] || return 0
+	only_pairs "$1" $pairs || fail "keep the pairs to run again"
+	"$NODUS" plan "$1" -o "$tmp/again.json" >/dev/null 2>&1 || fail "plan of the pairs to run again"
+	load_mark rerun
+	"$NODUS" run "$tmp/again.json" --db "$tmp/again.db" --condition isolated -q || fail "run again exited $?"
+	busy=$(max_cores "$busy" "$(load_since rerun)")
+	again=$tmp/again.db
+}
 # only_pairs CAMPAIGN PAIR...: keeps only the named pairs (workload/candidate/reference)
 only_pairs() {
 	python3 - "$@" <<'PY'
