@@ -564,6 +564,7 @@ measure:
 	if (a->status == NODUS_STATUS_OK) {
 		check_host_gap(a);
 		check_speed_of_light(x, a);
+		check_input_memo(x, a);
 		if (a->rounds == 0 || isnan(a->ci.estimate))
 			set_status(a, NODUS_STATUS_CRASH, "timing", "no timing rounds completed");
 	}

@@ -270,11 +270,14 @@ static int drive_batch_of(struct drive *d, int role, int64_t k, int calls, nodus
 {
 	struct attempt *a = d->a;
 	nodus_msg_cmd c = drive_cmd(k < 0 ? 'w' : 'b');
-	if (k < 0)
+	if (k < 0) {
 		c.batch = calls;
+		c.window = nodus_timed_plan_warm_window(&a->timed, role, calls);
+	}
 	if (k >= 0) {
 		c.sample = k;
 		nodus_timed_plan_sample(&a->timed, k, &c.window, &c.perturbation);
+		c.fresh = nodus_timed_plan_fresh(&a->timed, k);
 	}
 	send_timing_cmd(d->side[role], &c);
 	int end;
@@ -417,6 +420,8 @@ static int drive_keep(struct drive *d, int role, int64_t k, int r, int seq,
 	smp.ns = t->event_ns / a->timed.batch;
 	smp.host_ns = t->host_ns / a->timed.batch;
 	smp.sm_clock_mhz = t->sm_clock_mhz;
+	if (nodus_timed_plan_fresh(&a->timed, k))
+		smp.flags |= NODUS_SAMPLE_FRESH;
 	/* work the events did not see: honest samples on an H200 showed 6-8
 	 * us of launch and sync overhead */
 	if (t->host_ns - t->event_ns > 50000 && (t->host_ns - t->event_ns) * 10 > t->host_ns)

@@ -200,6 +200,12 @@ int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel
 	return (int64_t)(r % (uint64_t)numel);
 }
 
+uint64_t nodus__fresh_seed(uint64_t copy_base, int copy, uint64_t q)
+{
+	return nodus_judge_trial_seed(nodus_judge_trial_seed(copy_base, 0xf7e54d, q), 0xc0b1e5,
+				      (uint64_t)copy);
+}
+
 /* A file input is never rotated: its elements' positions are its
  * structure (an index pointer is sorted, a row of indices belongs to its
  * row), unlike independently drawn elements. */

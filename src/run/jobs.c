@@ -81,7 +81,15 @@ void choose_instances(struct run_ctx *x, struct attempt *a)
 	uint64_t copy0_seed = nodus_judge_trial_seed(a->copy_seed, 0xc0b1e5, 0);
 	for (int r = 0; a->timed_plan_ok && r < a->timed.n_checks; r++) {
 		nodus_timed_check *c = &a->timed.check[r];
-		c->instance = add_instance(a, 0, 0, c->copy, copy0_seed, (int64_t)c->perturbation);
+		/* a fresh sample's copy is drawn from its own seed, as copy 0 is
+		 * (no rotation, no perturbation); any other's is copy 0 rotated
+		 * and perturbed */
+		if (c->fresh)
+			c->instance = add_instance(
+				a, 0, 0, 0, nodus__fresh_seed(a->copy_seed, c->copy, c->perturbation), -1);
+		else
+			c->instance =
+				add_instance(a, 0, 0, c->copy, copy0_seed, (int64_t)c->perturbation);
 		a->inst[c->instance].copy_base = a->copy_seed;
 		a->inst[c->instance].timed_check = 1;
 	}

@@ -18,7 +18,8 @@
  *   'c'  the correctness gate is open: run on CPU batch (-1: any), size
  *        (a measure worker after its trials; a timer at once)
  *   'z'  the batch is chosen (batch): make the timing copies
- *   'w'  one warm-up batch (answered by a BATCH with sample -1)
+ *   'w'  one warm-up batch (answered by a BATCH with sample -1) on the
+ *        window at `window` (-1: 0)
  *   'b'  timed batch: sample, window, perturbation (START, then BATCH)
  *   'k'  send the outputs of the last batch's call on copy (as instance)
  *   'e'  timing is over: check the copies (measure: then the final trial),
@@ -99,13 +100,14 @@ typedef struct nodus_msg_cmd {
 	char pad[3];
 	int32_t instance;           /* 'k': the instance the outputs are sent as */
 	int32_t copy;               /* 'k': the copy whose call is sent */
-	int32_t window;             /* 'b': the first copy of the batch's window */
+	int32_t window;             /* 'b', 'w': the first copy of the batch's window */
 	uint64_t perturbation;      /* 'b': the sample's perturbation: any value, so
 				     * a checked sample's is told from no other's */
 	int64_t sample;             /* 'b': k */
 	int32_t batch;              /* 'z': calls per timed batch; 'c': the CPU, -1 any;
 				     * 'w': at most this many calls, 0: the whole batch */
-	int32_t pad2;
+	int32_t fresh;              /* 'b': 1: the window's copies are drawn afresh
+				     * (nodus__fresh_seed), not perturbed */
 } nodus_msg_cmd;
 
 /* SIZED: one call's time (the second of two) and the job's copy count. */
@@ -215,6 +217,14 @@ int64_t nodus__copy_shift(uint64_t copy_base, int input, int copy, int64_t numel
  * every copy holds as its file has it. */
 int64_t nodus__input_shift(const nodus_workload *w, uint64_t copy_base, int input, int copy,
 			   int64_t numel);
+
+/* The seed of copy `copy`'s inputs in a fresh sample of perturbation q
+ * (timed_checks.h: a share of the samples draw their window's copies
+ * anew, so that a candidate that remembers what it saw at an address and
+ * recomputes only what changed is slower there, and is seen). The oracle
+ * draws a checked call of such a sample from the same seed, as copy 0 is
+ * drawn: no rotation, no perturbation. */
+uint64_t nodus__fresh_seed(uint64_t copy_base, int copy, uint64_t q);
 
 /* The axes an instance uses: the workload's, or its probe shape (each var
  * axis v becomes max(1, v - 1 - v/8): odd, smaller, still valid). */

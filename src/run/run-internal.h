@@ -262,6 +262,11 @@ void check_host_gap(struct attempt *a);
  * ceilings */
 void check_speed_of_light(struct run_ctx *x, struct attempt *a);
 
+/* REWARD_HACK when the candidate is slower, against the reference, on samples whose inputs were
+ * drawn afresh than on the others (it reuses work across calls); the test is kept in the
+ * timing detail */
+void check_input_memo(struct run_ctx *x, struct attempt *a);
+
 /* ---- looks.c: samples and the sequential looks that decide a label ---- */
 
 /* The most rounds any attempt may take: the worker's own limit */

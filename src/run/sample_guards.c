@@ -6,9 +6,12 @@
  * attempt is still OK: work outside the timed stream (host_gap: event time
  * far below the host-synchronised time, candidate only) and a candidate
  * faster than the roofline floor the target's declared ceilings give
- * (speed_of_light). Either is REWARD_HACK.
+ * (speed_of_light), and a candidate slower on fresh samples than on the
+ * others (input_memo: it reuses work across calls). Each is REWARD_HACK.
  * ------------------------------------------------------------------------ */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "run/run-internal.h"
 
@@ -68,4 +71,122 @@ void check_speed_of_light(struct run_ctx *x, struct attempt *a)
 			   "(%.3g bytes at %.3g B/s, %.3g flops at %.3g flop/s)",
 			   cand_ns, floor_ns, bytes, t->ceiling_bytes_per_s, flops,
 			   t->ceiling_flops_per_s);
+}
+
+/* Sample k of a sample record: in rounds, samples_per_round pairs of
+ * batches (seq 2s and 2s + 1 are sample s of the round); under a preset,
+ * each side's seq-th call of a trial. */
+static int64_t sample_k(const nodus_sample *smp, int spr, int preset_calls)
+{
+	return preset_calls > 0 ? (int64_t)smp->round * preset_calls + smp->seq
+				: (int64_t)smp->round * spr + smp->seq / 2;
+}
+
+/* The memoization guard (timed_checks.h, "fresh samples"): per sample
+ * timed on both sides, log(candidate / reference), fresh samples against
+ * the others. A sample whose window holds a copy last used by a fresh
+ * sample is left out of the others: that copy was put back as it was
+ * made, so a candidate that kept what it saw there last (the fresh draw)
+ * finds it changed everywhere, and is slow there too (adv_memo_diff: z 3.1
+ * with them in, the gap 4.8 times). Which samples these are follows from
+ * the windows alone, never from a time, so an honest candidate's two sets
+ * stay one distribution. So is a sample that holds a copy neither a
+ * warm-up batch nor a timed sample used before (a candidate meets it for
+ * the first time there: the warm-ups walk over every copy to make these
+ * few). Kept in the record's detail whatever it finds. */
+void check_input_memo(struct run_ctx *x, struct attempt *a)
+{
+	nodus_preset_protocol pp;
+	int preset_calls = nodus_judge_preset_protocol(x->cond->judge_preset, &pp) == 0
+				   ? pp.timed_calls
+				   : 0;
+	int spr = x->judge->samples_per_round > 0 ? x->judge->samples_per_round : 1;
+	int copies = a->timing_copies > 0 ? a->timing_copies : 1;
+	int64_t n_k = 0;
+	for (int i = 0; i < a->n_samples; i++) {
+		int64_t k = sample_k(&a->samples[i], spr, preset_calls);
+		if (k + 1 > n_k)
+			n_k = k + 1;
+	}
+	if (n_k <= 0)
+		return;
+	double *log_ns[2] = {calloc((size_t)n_k, sizeof(double)),
+			     calloc((size_t)n_k, sizeof(double))};
+	double *fresh_r = malloc((size_t)n_k * sizeof(double));
+	double *other_r = malloc((size_t)n_k * sizeof(double));
+	unsigned char *fresh = calloc((size_t)n_k, 1);
+	int32_t *window = malloc((size_t)n_k * sizeof(int32_t));
+	int32_t *batch = calloc((size_t)n_k, sizeof(int32_t));
+	unsigned char *last_use = calloc((size_t)copies, 1); /* 0 none, 1 other, 2 fresh */
+	if (!log_ns[0] || !log_ns[1] || !fresh_r || !other_r || !fresh || !window || !batch ||
+	    !last_use)
+		goto out;
+	for (int64_t k = 0; k < n_k; k++)
+		log_ns[0][k] = log_ns[1][k] = NAN; /* not timed */
+	for (int j = 0; a->timed.warmed && j < copies && j < a->timed.copies; j++)
+		last_use[j] = a->timed.warmed[j]; /* a warm-up is an "other" use */
+	for (int i = 0; i < a->n_samples; i++) {
+		const nodus_sample *smp = &a->samples[i];
+		int64_t k = sample_k(smp, spr, preset_calls);
+		if (k < 0 || smp->ns <= 0 || smp->role < 0 || smp->role > 1)
+			continue;
+		log_ns[smp->role][k] = log((double)smp->ns);
+		fresh[k] = (smp->flags & NODUS_SAMPLE_FRESH) != 0;
+		window[k] = smp->copy;
+		batch[k] = smp->batch;
+	}
+	double *after_r = malloc((size_t)n_k * sizeof(double));
+	int nf = 0, no = 0, after = 0;
+	if (!after_r)
+		goto out;
+	for (int64_t k = 0; k < n_k; k++) {
+		if (batch[k] <= 0)
+			continue; /* neither side timed it */
+		int touched = 0;
+		for (int c = 0; c < batch[k] && c < copies; c++) {
+			int j = (int)(((int64_t)window[k] + c) % copies);
+			if (j < 0)
+				continue;
+			touched |= last_use[j] != 1;
+			last_use[j] = fresh[k] ? 2 : 1;
+		}
+		if (isnan(log_ns[0][k]) || isnan(log_ns[1][k]))
+			continue;
+		double r = log_ns[NODUS_ROLE_CANDIDATE][k] - log_ns[NODUS_ROLE_REFERENCE][k];
+		if (fresh[k])
+			fresh_r[nf++] = r;
+		else if (touched)
+			after_r[after++] = r;
+		else
+			other_r[no++] = r;
+	}
+	/* too few others (a long walk of fresh draws over many copies): the
+	 * left-out ones join them, which costs power, never a false alarm */
+	if (no < NODUS_MEMO_MIN) {
+		memcpy(other_r + no, after_r, (size_t)after * sizeof(double));
+		no += after;
+		after = 0;
+	}
+	free(after_r);
+	nodus_memo_view v;
+	int have = nodus_timed_memo_view(fresh_r, nf, other_r, no, &v) == 0;
+	/* the detail holds its copy of the timing object by now */
+	json_t *timing = json_object_get(a->detail, "timing");
+	json_object_set_new(timing ? timing : a->timing, "input_memo",
+			    have ? json_pack("{s:i,s:i,s:i,s:f,s:f,s:f}", "fresh", v.n_fresh, "other",
+					     v.n_other, "left_out", after, "gap", v.gap, "z", v.z, "t", v.t)
+				 : json_pack("{s:i,s:i,s:i}", "fresh", nf, "other", no,
+					     "left_out", after));
+	char msg[512];
+	if (have && nodus_timed_memo_found(&v, msg, sizeof(msg)))
+		set_status(a, NODUS_STATUS_REWARD_HACK, "input_memo", "%s", msg);
+out:
+	free(log_ns[0]);
+	free(log_ns[1]);
+	free(fresh_r);
+	free(other_r);
+	free(fresh);
+	free(window);
+	free(batch);
+	free(last_use);
 }

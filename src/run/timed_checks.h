@@ -15,6 +15,15 @@
  *   checked sample's window holds the checked copy at a uniform position
  *   of the batch, and its perturbation is as random as any other's, so
  *   checked and unchecked samples are drawn from one distribution.
+ * - Which samples are fresh. A share of the samples (drawn from the same
+ *   secret) give every copy of their window inputs drawn anew
+ *   (nodus__fresh_seed) instead of a perturbation of 4 elements. An honest
+ *   call costs the same on either kind. A candidate that keeps what it saw
+ *   at an address and recomputes only what changed is fast only where
+ *   little changed: its paired log-ratios are larger on fresh samples than
+ *   on the others (nodus_timed_memo_view), which is REWARD_HACK (guard
+ *   input_memo). A check may fall on either kind, so a fresh sample says
+ *   nothing about which calls are checked.
  * - The orchestrator's own clock around every timed batch (START..BATCH
  *   frames), against the time the worker reports for it: a candidate that
  *   slows the worker's clock, or speeds it up for the reference, shows as
@@ -35,6 +44,7 @@ typedef struct nodus_timed_check {
 	int32_t copy;          /* the copy whose call is checked */
 	int32_t instance;      /* its instance (the oracle's reference output) */
 	uint64_t perturbation; /* that sample's perturbation */
+	int fresh;             /* that sample is fresh: the instance is a fresh draw */
 	int sent;              /* the worker was asked for it */
 } nodus_timed_check;
 
@@ -44,6 +54,10 @@ typedef struct nodus_timed_plan {
 	nodus_timed_check check[NODUS_TIMED_CHECKS_MAX];
 	int n_checks;
 	nodus_rng rng;         /* secret: windows and perturbations */
+	unsigned char *fresh;  /* per sample k < n_samples: 1 fresh */
+	int64_t n_samples;
+	int32_t warm_next[2];  /* per role: the next warm-up batch's window */
+	unsigned char *warmed; /* per copy: a candidate warm-up batch used it */
 	int64_t next_k;        /* the sample next_window/next_q are for, -1 none */
 	int32_t next_window;
 	uint64_t next_q;
@@ -57,10 +71,14 @@ typedef struct nodus_timed_plan {
 	int n_batches[2], cap_batches[2];
 } nodus_timed_plan;
 
-/* Draws n_checks checks (at most NODUS_TIMED_CHECKS_MAX): the first among
- * the samples every attempt takes (guaranteed), the others among all it
- * may take (max_samples), each on a uniform copy. Instances are set by the
- * caller. 0, or -1 when the system gives no randomness. */
+/* Draws the fresh samples (NODUS_FRESH_MIN or a sixth of the guaranteed
+ * samples, whichever is more, at most half of them; one in eight of the
+ * later ones) and n_checks checks (at most NODUS_TIMED_CHECKS_MAX): the
+ * first among the samples every attempt takes (guaranteed), the others
+ * among all it may take (max_samples), each on a uniform copy. Instances
+ * are set by the caller. 0, or -1 when the system gives no randomness or
+ * there is no memory. */
+#define NODUS_FRESH_MIN 8
 int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t guaranteed,
 			  int64_t max_samples);
 void nodus_timed_plan_release(nodus_timed_plan *p);
@@ -70,6 +88,14 @@ int nodus_timed_plan_sized(nodus_timed_plan *p, int batch, int copies);
 
 /* Window and perturbation of sample k (the same on every call for one k). */
 void nodus_timed_plan_sample(nodus_timed_plan *p, int64_t k, int32_t *window, uint64_t *q);
+
+/* The window of role's next warm-up batch of `calls` calls (0: the whole
+ * batch), which walks over every copy in turn; the candidate's are
+ * marked in warmed. */
+int32_t nodus_timed_plan_warm_window(nodus_timed_plan *p, int role, int calls);
+
+/* 1 when sample k is fresh. */
+int nodus_timed_plan_fresh(const nodus_timed_plan *p, int64_t k);
 
 /* The check of sample k's candidate batch not yet asked for, or NULL. */
 nodus_timed_check *nodus_timed_plan_check_at(nodus_timed_plan *p, int64_t k);
@@ -96,5 +122,21 @@ int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v);
 /* 1 when the reported times disagree with the orchestrator's clock beyond
  * what honest runs show (msg says how), else 0. */
 int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg_size);
+
+/* The memoization test: the paired log-ratios log(candidate / reference)
+ * of fresh samples against those of the others. gap is the difference of
+ * their medians, z the rank test's for "fresh ones are larger", t the gap
+ * over its standard error from the pooled median absolute deviation. 0,
+ * or -1 with fewer than NODUS_MEMO_MIN of either kind. */
+#define NODUS_MEMO_MIN 6
+typedef struct nodus_memo_view {
+	int n_fresh, n_other;
+	double gap, z, t;
+} nodus_memo_view;
+int nodus_timed_memo_view(const double *fresh_r, int n_fresh, const double *other_r, int n_other,
+			  nodus_memo_view *v);
+/* 1 when the candidate was slower on fresh samples beyond doubt and by
+ * more than honest noise (msg says how), else 0. */
+int nodus_timed_memo_found(const nodus_memo_view *v, char *msg, size_t msg_size);
 
 #endif

@@ -129,7 +129,7 @@ struct worker {
 	struct {                          /* where the worker's time went, for bench/ */
 		double draw_s, upload_s, checksum_s, call_s, send_s;
 		double device_draw_s; /* inputs drawn by the backend (fill) */
-		double size_s, copies_s, rounds_s, perturb_s, recheck_s, intact_s, poison_s;
+		double size_s, copies_s, rounds_s, perturb_s, fresh_s, recheck_s, intact_s, poison_s;
 		double load_s, fingerprint_s, setup_s;
 		double alloc_s; /* device and host buffers of the trials: taken and given back */
 		double settle_s, settled; /* outputs left by value: copied after timing, how many */
@@ -739,6 +739,9 @@ struct timing_set {
 	nodus_call *window;                     /* the calls of the sample being timed */
 	nodus_perturbation *applied;            /* per copy: what is applied now */
 	int *perturbed;                         /* per copy: applied holds a perturbation */
+	int *fresh;                             /* per copy: holds a fresh draw, of fresh_q */
+	uint64_t *fresh_q;
+	uint64_t copy_base;
 	void **pristine;                        /* per input: copy 0 as drawn (host) */
 	int64_t *shift;                         /* per copy per input: its rotation */
 	void **poison_ptrs;                     /* scratch of the poison op */
@@ -758,6 +761,8 @@ static void timing_release(struct worker *w, struct timing_set *ts)
 	free(ts->window);
 	free(ts->applied);
 	free(ts->perturbed);
+	free(ts->fresh);
+	free(ts->fresh_q);
 	free(ts->poison_ptrs);
 	free(ts->poison_bytes);
 	memset(ts, 0, sizeof(*ts));
@@ -770,6 +775,18 @@ static nodus_instance copy_instance(uint64_t copy_seed_base, int j, int64_t samp
 	in.copy = j;
 	in.seed = nodus_judge_trial_seed(copy_seed_base, 0xc0b1e5, (uint64_t)j);
 	in.sample = sample;
+	return in;
+}
+
+/* Copy j's inputs in a fresh sample of perturbation q: drawn from their
+ * own seed, as copy 0 is (the oracle draws a checked one the same way). */
+static nodus_instance fresh_instance(uint64_t copy_seed_base, int j, uint64_t q)
+{
+	nodus_instance in = {0};
+	in.id = -1;
+	in.copy = 0;
+	in.seed = nodus__fresh_seed(copy_seed_base, j, q);
+	in.sample = -1;
 	return in;
 }
 
@@ -812,12 +829,15 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	ts->window = calloc((size_t)n_calls, sizeof(*ts->window));
 	ts->applied = calloc((size_t)n_calls, sizeof(*ts->applied));
 	ts->perturbed = calloc((size_t)n_calls, sizeof(*ts->perturbed));
+	ts->fresh = calloc((size_t)n_calls, sizeof(*ts->fresh));
+	ts->fresh_q = calloc((size_t)n_calls, sizeof(*ts->fresh_q));
+	ts->copy_base = copy_base;
 	ts->pristine = calloc(NODUS_MAX_INPUTS, sizeof(void *));
 	ts->shift = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(int64_t));
 	ts->poison_ptrs = calloc((size_t)n_calls, sizeof(void *));
 	ts->poison_bytes = calloc((size_t)n_calls, sizeof(int64_t));
 	if (!ts->bufs || !ts->calls || !ts->window || !ts->applied || !ts->perturbed ||
-	    !ts->pristine || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
+	    !ts->fresh || !ts->fresh_q || !ts->pristine || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 	for (int j = 0; j < n_calls; j++) {
 		struct call_buffers *b = &ts->bufs[j];
@@ -874,6 +894,29 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	return 0;
 }
 
+/* Puts copy j back as the rotation of copy 0 it was made as, after a
+ * fresh sample drew it anew: uploaded from the host's copy 0 (copy 0 on
+ * the device may itself hold a fresh draw now). */
+static int restore_copy(struct worker *w, struct timing_set *ts, int j, nodus_error *err)
+{
+	struct call_buffers *b = &ts->bufs[j];
+	for (int i = 0; i < w->task.n_inputs; i++) {
+		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
+		size_t total = (size_t)b->tin[i].nbytes;
+		size_t cut = (size_t)ts->shift[j * NODUS_MAX_INPUTS + i] * es;
+		const unsigned char *src = ts->pristine[i];
+		int rc = total - cut ? w->ops->upload(w->dev, b->in[i], src + cut, total - cut, err)
+				     : 0;
+		if (!rc && cut)
+			rc = w->ops->upload(w->dev, (char *)b->in[i] + (total - cut), src, cut, err);
+		if (rc)
+			return rc;
+	}
+	ts->fresh[j] = 0;
+	ts->perturbed[j] = 0;
+	return 0;
+}
+
 /* Appends to list what takes copy j from its current perturbation to
  * perturbation q's: the new elements, and the pristine bytes back where
  * the old ones were and no new one lands. Patches never overlap with
@@ -883,10 +926,13 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 			int64_t q, nodus_patch *list, int *n, nodus_error *err)
 {
 	struct call_buffers *b = &ts->bufs[j];
+	int rc = ts->fresh[j] ? restore_copy(w, ts, j, err) : 0;
+	if (rc)
+		return rc;
 	nodus_perturbation old = ts->applied[j];
 	int had = ts->perturbed[j];
 	nodus_instance in = copy_instance(copy_base, j, q);
-	int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
+	rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
 	if (rc)
 		return NODUS_ERR(err, rc, "cannot draw a perturbation");
 	ts->perturbed[j] = 1;
@@ -937,9 +983,44 @@ static int perturb_window(struct worker *w, struct timing_set *ts, uint64_t copy
 	return rc;
 }
 
-/* Whether copy j holds exactly what the harness put there. */
+/* A fresh sample (the 'b' command's fresh): every copy of the window
+ * drawn anew from its own seed, on the device where the backend can. The
+ * copy is put back as it was made before its next perturbed sample
+ * (restore_copy). */
+static int fresh_window(struct worker *w, struct timing_set *ts, uint64_t q, int first, int batch,
+			void *host, nodus_error *err)
+{
+	for (int k = 0; k < batch; k++) {
+		int j = (first + k) % ts->n_calls;
+		struct call_buffers *b = &ts->bufs[j];
+		nodus_instance in = fresh_instance(ts->copy_base, j, q);
+		for (int i = 0; i < w->task.n_inputs; i++) {
+			int done = 0;
+			int rc = nodus__instance_fill_device(&w->task, &w->workload, &in, i, w->ops,
+							     w->dev, b->in[i], &done, err);
+			if (!rc && !done) {
+				rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i,
+							      w->fill_threads, host);
+				if (rc)
+					return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
+				rc = w->ops->upload(w->dev, b->in[i], host, (size_t)b->tin[i].nbytes,
+						    err);
+			}
+			if (rc)
+				return rc;
+		}
+		ts->fresh[j] = 1;
+		ts->fresh_q[j] = q;
+		ts->perturbed[j] = 0;
+	}
+	return 0;
+}
+
+/* Whether copy j holds exactly what the harness put there: copy 0 rotated
+ * and perturbed, or its last fresh draw (drawn again into expect, a host
+ * buffer per input). */
 static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *host,
-		       size_t host_bytes, int *intact, nodus_error *err)
+		       size_t host_bytes, void *const *expect, int *intact, nodus_error *err)
 {
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t n = (size_t)ts->bufs[j].tin[i].nbytes;
@@ -949,14 +1030,23 @@ static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *hos
 		int rc = w->ops->download(w->dev, host, ts->bufs[j].in[i], n, err);
 		if (rc)
 			return rc;
+		if (ts->fresh[j]) {
+			nodus_instance in = fresh_instance(ts->copy_base, j, ts->fresh_q[j]);
+			if ((rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i,
+							   w->fill_threads, expect[i])))
+				return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
+			if (memcmp(host, expect[i], n) != 0)
+				*intact = 0;
+			continue;
+		}
 		for (int e = 0; ts->perturbed[j] && e < NODUS_PERTURB_ELEMENTS; e++)
 			memcpy((unsigned char *)host + (size_t)ts->applied[j].index[i][e] * es,
 			       pristine_at(w, ts, j, i, ts->applied[j].index[i][e]), es);
 		/* copy j is copy 0 as drawn, rotated left by its shift */
 		size_t cut = (size_t)ts->shift[j * NODUS_MAX_INPUTS + i] * es;
-		const unsigned char *expect = ts->pristine[i];
-		if (memcmp(host, expect + cut, n - cut) != 0 ||
-		    memcmp((unsigned char *)host + (n - cut), expect, cut) != 0)
+		const unsigned char *copy0 = ts->pristine[i];
+		if (memcmp(host, copy0 + cut, n - cut) != 0 ||
+		    memcmp((unsigned char *)host + (n - cut), copy0, cut) != 0)
 			*intact = 0;
 	}
 	return 0;
@@ -972,24 +1062,24 @@ static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *hos
 
 /* Checks that the timing copies hold exactly what the harness put there. */
 static int copies_intact(struct worker *w, struct timing_set *ts, void *host, size_t host_bytes,
-			 int *intact, nodus_error *err)
+			 void *const *expect, int *intact, nodus_error *err)
 {
 	*intact = 1;
 	if (ts->n_calls <= INTACT_CHECKED) {
 		for (int j = 0; j < ts->n_calls; j++) {
-			int rc = copy_intact(w, ts, j, host, host_bytes, intact, err);
+			int rc = copy_intact(w, ts, j, host, host_bytes, expect, intact, err);
 			if (rc)
 				return rc;
 		}
 		return 0;
 	}
-	int rc = copy_intact(w, ts, 0, host, host_bytes, intact, err);
+	int rc = copy_intact(w, ts, 0, host, host_bytes, expect, intact, err);
 	for (int k = 1; !rc && k < INTACT_CHECKED; k++) {
 		uint32_t r = 0;
 		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
 			r = (uint32_t)nodus_now_ns();
 		rc = copy_intact(w, ts, 1 + (int)(r % (uint32_t)(ts->n_calls - 1)), host, host_bytes,
-				 intact, err);
+				 expect, intact, err);
 	}
 	return rc;
 }
@@ -1060,15 +1150,16 @@ static int settle(struct worker *w, const nodus_deferred_copy *copies, int n, no
 static nodus_deferred_copy deferred_copies[NODUS_DEFER_MAX];
 
 /* A timed batch outside the rounds (sizing, warm-up): the calls of the
- * window at 0, no poison, no frames. */
+ * window at first, no poison, no frames. */
 static int timed_sample(struct worker *w, struct timing_set *ts, struct solution_handle *s,
-			int batch, int flush, nodus_timing *out, nodus_error *err)
+			int first, int batch, int flush, nodus_timing *out, nodus_error *err)
 {
 	uint64_t t0 = nodus_now_ns();
+	for (int i = 0; i < batch; i++)
+		ts->window[i] = ts->calls[(first + i) % ts->n_calls];
 	int n = 0, rc = flush ? w->ops->flush(w->dev, err) : 0;
 	if (!rc)
-		rc = time_deferred(w, s, ts->calls, ts->n_calls, batch, out, deferred_copies, &n,
-				   err);
+		rc = time_deferred(w, s, ts->window, batch, batch, out, deferred_copies, &n, err);
 	if (!rc)
 		rc = settle(w, deferred_copies, n, err);
 	w->device_s += (double)(nodus_now_ns() - t0) * 1e-9;
@@ -1176,9 +1267,12 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 				 cmd->window, ts->n_calls);
 	int first = cmd->window;
 	uint64_t t0 = nodus_now_ns();
-	int rc = perturb_window(w, ts, copy_base, (int64_t)(cmd->perturbation & INT64_MAX), first,
-				batch, err);
-	phase_add(&w->phase.perturb_s, t0);
+	int rc = cmd->fresh ? fresh_window(w, ts, cmd->perturbation & INT64_MAX, first, batch, host,
+					   err)
+			    : perturb_window(w, ts, copy_base,
+					     (int64_t)(cmd->perturbation & INT64_MAX), first, batch,
+					     err);
+	phase_add(cmd->fresh ? &w->phase.fresh_s : &w->phase.perturb_s, t0);
 	t0 = nodus_now_ns();
 	if (!rc)
 		rc = poison_window(w, ts, first, batch, host, err);
@@ -1226,14 +1320,16 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 	return 0;
 }
 
-/* A warm-up batch (a 'w' command): the calls of the window at 0, no
- * poison, no flush; answered by a BATCH with sample -1. */
+/* A warm-up batch (a 'w' command): the calls of the window at first (the
+ * orchestrator walks the warm-ups over every copy, so that a copy is not
+ * met for the first time in a timed sample), no poison, no flush;
+ * answered by a BATCH with sample -1. */
 static int warm_batch(struct worker *w, struct timing_set *ts, struct solution_handle *sol,
-		      int role, int batch, struct streams *st, nodus_error *err)
+		      int role, int first, int batch, struct streams *st, nodus_error *err)
 {
 	nodus_timing t;
 	streams_pause(st, 0);
-	int rc = timed_sample(w, ts, sol, batch, 0, &t, err);
+	int rc = timed_sample(w, ts, sol, first, batch, 0, &t, err);
 	streams_pause(st, 1);
 	if (rc)
 		return rc;
@@ -1273,7 +1369,7 @@ static int measure_timing(struct worker *w, struct solution_handle *sol, int rol
 	uint64_t t0 = nodus_now_ns();
 	int rc = timing_alloc(w, &probe_set, 1, copy_base, err);
 	for (int i = 0; !rc && i < 2; i++) /* first calls pay page faults and lazy binding */
-		rc = timed_sample(w, &probe_set, sol, 1, 0, &t, err);
+		rc = timed_sample(w, &probe_set, sol, 0, 1, 0, &t, err);
 	timing_release(w, &probe_set);
 	phase_add(&w->phase.size_s, t0);
 	if (rc)
@@ -1318,7 +1414,8 @@ static int measure_timing(struct worker *w, struct solution_handle *sol, int rol
 		if (cmd.op == 'w') {
 			/* a separator between rounds asks for fewer calls (drive.c) */
 			int calls = cmd.batch > 0 && cmd.batch < batch ? cmd.batch : batch;
-			rc = warm_batch(w, &ts, sol, role, calls, &st, err);
+			int first = cmd.window >= 0 && cmd.window < ts.n_calls ? cmd.window : 0;
+			rc = warm_batch(w, &ts, sol, role, first, calls, &st, err);
 		} else if (cmd.op == 'b') {
 			rc = timed_batch(w, &ts, sol, role, &cmd, batch, flush, copy_base, h.scratch,
 					 &st, err);
@@ -1338,7 +1435,7 @@ static int measure_timing(struct worker *w, struct solution_handle *sol, int rol
 		} else if (cmd.op == 'e') {
 			int intact;
 			t0 = nodus_now_ns();
-			rc = copies_intact(w, &ts, h.scratch, h.scratch_bytes, &intact, err);
+			rc = copies_intact(w, &ts, h.scratch, h.scratch_bytes, h.in, &intact, err);
 			phase_add(&w->phase.intact_s, t0);
 			if (!rc && !intact) {
 				fail("INPUT_MUTATED", "timing_copy_checksum", "timing",
@@ -1626,7 +1723,7 @@ static int worker_run(struct worker *w, nodus_error *err)
 	}
 	json_t *timing = json_object_get(w->job, "timing");
 	json_t *phases = json_pack(
-		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes",
+		"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "bytes",
 		w->phase.bytes, "alloc_s", w->phase.alloc_s, "job_s",
 		(double)(nodus_now_ns() - w->phase.job_ns) * 1e-9,
 		"load_s", w->phase.load_s,
@@ -1635,7 +1732,7 @@ static int worker_run(struct worker *w, nodus_error *err)
 		"upload_s", w->phase.upload_s, "checksum_s", w->phase.checksum_s, "call_s",
 		w->phase.call_s, "send_s", w->phase.send_s, "size_s", w->phase.size_s, "copies_s",
 		w->phase.copies_s, "rounds_s", w->phase.rounds_s, "perturb_s", w->phase.perturb_s,
-		"recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s, "device_draw_s",
+		"fresh_s", w->phase.fresh_s, "recheck_s", w->phase.recheck_s, "intact_s", w->phase.intact_s, "device_draw_s",
 		w->phase.device_draw_s);
 	if (phases) { /* outputs that came through the arena, not the pipe (page-rounded) */
 		json_object_set_new(phases, "arena_bytes", json_real((double)w->arena_next));

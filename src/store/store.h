@@ -37,6 +37,7 @@ typedef struct nodus_sample {
 
 #define NODUS_SAMPLE_HOST_GAP 0x1 /* event time far below host time: hidden work */
 #define NODUS_SAMPLE_OUTLIER 0x2  /* flagged, still stored and used */
+#define NODUS_SAMPLE_FRESH 0x4    /* the window's inputs were drawn afresh (timed_checks.h) */
 
 typedef struct nodus_record {
 	char plan_digest[NODUS_SHA256_HEX];

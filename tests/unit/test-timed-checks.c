@@ -16,6 +16,15 @@
  *    sides, with occasional scheduling delays on either) pass; a candidate
  *    reporting 30% less than it took, or a reference reporting more, is
  *    caught; a BATCH without its START is refused.
+ * 5. Fresh samples: exactly max(8, a sixth) of the guaranteed ones, about
+ *    one in eight later, and a check as likely on a fresh sample as any
+ *    sample is (so a fresh sample says nothing of checks); the warm-up
+ *    windows walk over every copy.
+ * 6. The memoization test: honest log-ratios (normal or heavy-tailed
+ *    noise, fresh and others alike) pass in 2000 of 2000 draws; a gain of
+ *    25% on the others only is caught in every draw, one of 10% in most
+ *    (a fifth of the samples here have a heavy tail of +-30%), one of 1%
+ *    in none (below the gap).
  * ------------------------------------------------------------------------ */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +33,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "run/protocol.h"
 #include "run/timed_checks.h"
@@ -148,6 +158,131 @@ static void test_clock_crosscheck(void **state)
 	nodus_timed_plan_release(&p);
 }
 
+static void test_fresh_samples(void **state)
+{
+	(void)state;
+	int checks = 0, checks_fresh = 0;
+	int64_t later = 0, later_fresh = 0;
+	for (int rep = 0; rep < 500; rep++) {
+		nodus_timed_plan p;
+		assert_int_equal(nodus_timed_plan_init(&p, 16, 8, 30, 120), 0);
+		int guaranteed_fresh = 0;
+		for (int64_t k = 0; k < 30; k++)
+			guaranteed_fresh += nodus_timed_plan_fresh(&p, k);
+		assert_int_equal(guaranteed_fresh, NODUS_FRESH_MIN); /* 30 / 6 < 8 */
+		for (int64_t k = 30; k < 120; k++, later++)
+			later_fresh += nodus_timed_plan_fresh(&p, k);
+		assert_int_equal(nodus_timed_plan_fresh(&p, 120), 0);
+		assert_int_equal(nodus_timed_plan_fresh(&p, -1), 0);
+		for (int r = 0; r < p.n_checks; r++) {
+			assert_int_equal(p.check[r].fresh, nodus_timed_plan_fresh(&p, p.check[r].sample));
+			checks++;
+			checks_fresh += p.check[r].fresh;
+		}
+		nodus_timed_plan_release(&p);
+	}
+	/* later: 45000 samples at 1/8 (5625); checks: 4000, of which the
+	 * guaranteed half land on a fresh sample at 8/30 and the rest at
+	 * (8 + 90/8) / 120: 2000 * 0.267 + 2000 * 0.16, about 854 */
+	assert_true(later_fresh > 5300 && later_fresh < 5950);
+	print_message("fresh: later %lld of 45000, checks on fresh %d of %d\n", (long long)later_fresh,
+		      checks_fresh, checks);
+	assert_true(checks_fresh > 750 && checks_fresh < 960);
+	assert_true(checks == 4000);
+
+	nodus_timed_plan p;
+	assert_int_equal(nodus_timed_plan_init(&p, 100, 0, 600, 600), 0);
+	int64_t n = 0;
+	for (int64_t k = 0; k < 600; k++)
+		n += nodus_timed_plan_fresh(&p, k);
+	assert_int_equal(n, 100); /* a sixth of 600 */
+	nodus_timed_plan_release(&p);
+	/* few guaranteed samples: at most half of them */
+	assert_int_equal(nodus_timed_plan_init(&p, 4, 0, 6, 6), 0);
+	n = 0;
+	for (int64_t k = 0; k < 6; k++)
+		n += nodus_timed_plan_fresh(&p, k);
+	assert_int_equal(n, 3);
+	nodus_timed_plan_release(&p);
+}
+
+static void test_warm_windows_walk(void **state)
+{
+	(void)state;
+	nodus_timed_plan p;
+	assert_int_equal(nodus_timed_plan_init(&p, 10, 0, 30, 30), 0);
+	assert_int_equal(nodus_timed_plan_sized(&p, 4, 10), 0);
+	assert_int_equal(nodus_timed_plan_warm_window(&p, NODUS_ROLE_CANDIDATE, 0), 0);
+	assert_int_equal(nodus_timed_plan_warm_window(&p, NODUS_ROLE_REFERENCE, 0), 0);
+	assert_int_equal(nodus_timed_plan_warm_window(&p, NODUS_ROLE_CANDIDATE, 0), 4);
+	assert_int_equal(nodus_timed_plan_warm_window(&p, NODUS_ROLE_CANDIDATE, 1), 8);
+	for (int j = 0; j < 10; j++)
+		assert_int_equal(p.warmed[j], j < 9);
+	assert_int_equal(nodus_timed_plan_warm_window(&p, NODUS_ROLE_CANDIDATE, 0), 9);
+	for (int j = 0; j < 10; j++)
+		assert_int_equal(p.warmed[j], 1);
+	nodus_timed_plan_release(&p);
+}
+
+/* Draws n log-ratios: noise of sd 0.02 (every fifth sample of a heavy
+ * tail: a preemption of up to 30% on either side), plus shift. */
+static void draw_ratios(nodus_rng *rng, double *r, int n, double shift)
+{
+	for (int i = 0; i < n; i++) {
+		double u1 = nodus_rng_uniform(rng) + 1e-12, u2 = nodus_rng_uniform(rng);
+		double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+		r[i] = shift + 0.02 * z;
+		if (i % 5 == 4)
+			r[i] += (nodus_rng_uniform(rng) - 0.5) * 0.6;
+	}
+}
+
+static void test_memo_test(void **state)
+{
+	(void)state;
+	nodus_rng rng;
+	nodus_rng_seed(&rng, 20261204);
+	double f[40], o[40];
+	char msg[512];
+	nodus_memo_view v;
+	int honest_flagged = 0, caught = 0, small_caught = 0, big_caught = 0;
+	for (int rep = 0; rep < 2000; rep++) {
+		int nf = 6 + rep % 7, no = 6 + rep % 29;
+		draw_ratios(&rng, f, nf, 0);
+		draw_ratios(&rng, o, no, 0);
+		assert_int_equal(nodus_timed_memo_view(f, nf, o, no, &v), 0);
+		honest_flagged += nodus_timed_memo_found(&v, msg, sizeof(msg));
+	}
+	for (int rep = 0; rep < 200; rep++) {
+		draw_ratios(&rng, f, 8, 0);
+		draw_ratios(&rng, o, 20, -0.10); /* 10% faster where little changed */
+		assert_int_equal(nodus_timed_memo_view(f, 8, o, 20, &v), 0);
+		caught += nodus_timed_memo_found(&v, msg, sizeof(msg));
+		draw_ratios(&rng, f, 8, 0);
+		draw_ratios(&rng, o, 20, -0.25);
+		assert_int_equal(nodus_timed_memo_view(f, 8, o, 20, &v), 0);
+		big_caught += nodus_timed_memo_found(&v, msg, sizeof(msg));
+		draw_ratios(&rng, f, 8, 0);
+		draw_ratios(&rng, o, 20, -0.01);
+		assert_int_equal(nodus_timed_memo_view(f, 8, o, 20, &v), 0);
+		small_caught += nodus_timed_memo_found(&v, msg, sizeof(msg));
+	}
+	print_message("memo test: honest flagged %d of 2000; caught of 200: 10%% %d, 25%% %d, 1%% %d\n",
+		      honest_flagged, caught, big_caught, small_caught);
+	assert_int_equal(honest_flagged, 0);
+	assert_true(caught >= 150); /* 170 with this seed */
+	assert_int_equal(big_caught, 200);
+	assert_int_equal(small_caught, 0);
+	draw_ratios(&rng, f, 8, 0.5);
+	draw_ratios(&rng, o, 20, 0);
+	assert_int_equal(nodus_timed_memo_view(f, 8, o, 20, &v), 0);
+	assert_int_equal(nodus_timed_memo_found(&v, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "drawn afresh"));
+	/* too few of either kind: no view */
+	assert_int_equal(nodus_timed_memo_view(f, 5, o, 20, &v), -1);
+	assert_int_equal(nodus_timed_memo_found(&v, msg, sizeof(msg)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +290,9 @@ int main(void)
 		cmocka_unit_test(test_checked_sample_looks_like_any),
 		cmocka_unit_test(test_sized_refused),
 		cmocka_unit_test(test_clock_crosscheck),
+		cmocka_unit_test(test_fresh_samples),
+		cmocka_unit_test(test_warm_windows_walk),
+		cmocka_unit_test(test_memo_test),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
