@@ -165,5 +165,5 @@ grep -q "target.python '$tmp/notorch' cannot import torch" "$tmp/p2.out" ||
 	fail "plan's message: $(cat "$tmp/p2.out")"
 [ -e "$tmp/p2.json" ] && fail "a plan was written for an interpreter without torch"
 
-[ "$fails" -eq 0 ] && echo "t7000: 15 torch pairs as declared ($skips kind(s) of assertion skipped)"
+[ "$fails" -eq 0 ] && echo "t7000: 16 torch pairs as declared ($skips kind(s) of assertion skipped)"
 test_exit
