@@ -743,6 +743,8 @@ struct timing_set {
 	uint64_t *fresh_q;
 	uint64_t copy_base;
 	void **pristine;                        /* per input: copy 0 as drawn (host) */
+	void **pristine_dev;                    /* per input: copy 0 as drawn (device), made
+						 * at the first fresh sample */
 	int64_t *shift;                         /* per copy per input: its rotation */
 	void **poison_ptrs;                     /* scratch of the poison op */
 	int64_t *poison_bytes;
@@ -755,6 +757,10 @@ static void timing_release(struct worker *w, struct timing_set *ts)
 	for (int i = 0; ts->pristine && i < NODUS_MAX_INPUTS; i++)
 		free(ts->pristine[i]);
 	free(ts->pristine);
+	for (int i = 0; ts->pristine_dev && i < NODUS_MAX_INPUTS; i++)
+		if (ts->pristine_dev[i])
+			w->ops->free(w->dev, ts->pristine_dev[i]);
+	free(ts->pristine_dev);
 	free(ts->shift);
 	free(ts->bufs);
 	free(ts->calls);
@@ -833,11 +839,12 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	ts->fresh_q = calloc((size_t)n_calls, sizeof(*ts->fresh_q));
 	ts->copy_base = copy_base;
 	ts->pristine = calloc(NODUS_MAX_INPUTS, sizeof(void *));
+	ts->pristine_dev = calloc(NODUS_MAX_INPUTS, sizeof(void *));
 	ts->shift = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(int64_t));
 	ts->poison_ptrs = calloc((size_t)n_calls, sizeof(void *));
 	ts->poison_bytes = calloc((size_t)n_calls, sizeof(int64_t));
 	if (!ts->bufs || !ts->calls || !ts->window || !ts->applied || !ts->perturbed ||
-	    !ts->fresh || !ts->fresh_q || !ts->pristine || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
+	    !ts->fresh || !ts->fresh_q || !ts->pristine || !ts->pristine_dev || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 	for (int j = 0; j < n_calls; j++) {
 		struct call_buffers *b = &ts->bufs[j];
@@ -895,20 +902,17 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 }
 
 /* Puts copy j back as the rotation of copy 0 it was made as, after a
- * fresh sample drew it anew: uploaded from the host's copy 0 (copy 0 on
- * the device may itself hold a fresh draw now). */
+ * fresh sample drew it anew: rotated on the device from pristine_dev
+ * (copy 0 itself may hold a fresh draw now). Uploading it from the host's
+ * copy 0 instead cost 5.4 s of one side's 29 s of rounds over the CUDA
+ * suite (retest-61). */
 static int restore_copy(struct worker *w, struct timing_set *ts, int j, nodus_error *err)
 {
 	struct call_buffers *b = &ts->bufs[j];
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-		size_t total = (size_t)b->tin[i].nbytes;
-		size_t cut = (size_t)ts->shift[j * NODUS_MAX_INPUTS + i] * es;
-		const unsigned char *src = ts->pristine[i];
-		int rc = total - cut ? w->ops->upload(w->dev, b->in[i], src + cut, total - cut, err)
-				     : 0;
-		if (!rc && cut)
-			rc = w->ops->upload(w->dev, (char *)b->in[i] + (total - cut), src, cut, err);
+		int rc = rotate_on_device(w, b->in[i], ts->pristine_dev[i], b->tin[i].numel, es,
+					  ts->shift[j * NODUS_MAX_INPUTS + i], err);
 		if (rc)
 			return rc;
 	}
@@ -990,6 +994,16 @@ static int perturb_window(struct worker *w, struct timing_set *ts, uint64_t copy
 static int fresh_window(struct worker *w, struct timing_set *ts, uint64_t q, int first, int batch,
 			void *host, nodus_error *err)
 {
+	/* copy 0 as drawn, kept on the device before any copy is drawn anew:
+	 * what restore_copy rotates from */
+	for (int i = 0; i < w->task.n_inputs && !ts->pristine_dev[i]; i++) {
+		size_t n = (size_t)ts->bufs[0].tin[i].nbytes;
+		int rc = w->ops->alloc(w->dev, n ? n : 8, &ts->pristine_dev[i], err);
+		if (!rc)
+			rc = w->ops->upload(w->dev, ts->pristine_dev[i], ts->pristine[i], n, err);
+		if (rc)
+			return rc;
+	}
 	for (int k = 0; k < batch; k++) {
 		int j = (first + k) % ts->n_calls;
 		struct call_buffers *b = &ts->bufs[j];
@@ -1016,11 +1030,34 @@ static int fresh_window(struct worker *w, struct timing_set *ts, uint64_t q, int
 	return 0;
 }
 
+/* Input i of copy j's last fresh draw, drawn again into expect: on the
+ * device into dev_scratch (when there is one) and downloaded, else on the
+ * host. Drawing a 4M-element normal input 16 times on the host took 2.8 s
+ * of an H200 pair (retest-61); the device draws it at memory speed. */
+static int fresh_again(struct worker *w, struct timing_set *ts, int j, int i, void *dev_scratch,
+		       void *expect, nodus_error *err)
+{
+	nodus_instance in = fresh_instance(ts->copy_base, j, ts->fresh_q[j]);
+	size_t n = (size_t)ts->bufs[j].tin[i].nbytes;
+	int done = 0, rc = 0;
+	if (dev_scratch &&
+	    (rc = nodus__instance_fill_device(&w->task, &w->workload, &in, i, w->ops, w->dev,
+					      dev_scratch, &done, err)))
+		return rc;
+	if (done)
+		return w->ops->download(w->dev, expect, dev_scratch, n, err);
+	if ((rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i, w->fill_threads,
+					   expect)))
+		return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
+	return 0;
+}
+
 /* Whether copy j holds exactly what the harness put there: copy 0 rotated
  * and perturbed, or its last fresh draw (drawn again into expect, a host
  * buffer per input). */
 static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *host,
-		       size_t host_bytes, void *const *expect, int *intact, nodus_error *err)
+		       size_t host_bytes, void *const *expect, void *dev_scratch, int *intact,
+		       nodus_error *err)
 {
 	for (int i = 0; i < w->task.n_inputs; i++) {
 		size_t n = (size_t)ts->bufs[j].tin[i].nbytes;
@@ -1031,10 +1068,8 @@ static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *hos
 		if (rc)
 			return rc;
 		if (ts->fresh[j]) {
-			nodus_instance in = fresh_instance(ts->copy_base, j, ts->fresh_q[j]);
-			if ((rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i,
-							   w->fill_threads, expect[i])))
-				return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
+			if ((rc = fresh_again(w, ts, j, i, dev_scratch, expect[i], err)))
+				return rc;
 			if (memcmp(host, expect[i], n) != 0)
 				*intact = 0;
 			continue;
@@ -1061,26 +1096,53 @@ static int copy_intact(struct worker *w, struct timing_set *ts, int j, void *hos
 #define INTACT_CHECKED 16
 
 /* Checks that the timing copies hold exactly what the harness put there. */
-static int copies_intact(struct worker *w, struct timing_set *ts, void *host, size_t host_bytes,
-			 void *const *expect, int *intact, nodus_error *err)
+static int copies_intact_with(struct worker *w, struct timing_set *ts, void *host,
+			      size_t host_bytes, void *const *expect, void *dev_scratch, int *intact,
+			      nodus_error *err)
 {
 	*intact = 1;
 	if (ts->n_calls <= INTACT_CHECKED) {
 		for (int j = 0; j < ts->n_calls; j++) {
-			int rc = copy_intact(w, ts, j, host, host_bytes, expect, intact, err);
+			int rc = copy_intact(w, ts, j, host, host_bytes, expect, dev_scratch, intact,
+					     err);
 			if (rc)
 				return rc;
 		}
 		return 0;
 	}
-	int rc = copy_intact(w, ts, 0, host, host_bytes, expect, intact, err);
+	int rc = copy_intact(w, ts, 0, host, host_bytes, expect, dev_scratch, intact, err);
 	for (int k = 1; !rc && k < INTACT_CHECKED; k++) {
 		uint32_t r = 0;
 		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
 			r = (uint32_t)nodus_now_ns();
 		rc = copy_intact(w, ts, 1 + (int)(r % (uint32_t)(ts->n_calls - 1)), host, host_bytes,
-				 expect, intact, err);
+				 expect, dev_scratch, intact, err);
 	}
+	return rc;
+}
+
+/* copies_intact_with a device buffer for the fresh copies' draws, where the
+ * backend draws on the device and a copy whose last sample was fresh is
+ * among those checked. */
+static int copies_intact(struct worker *w, struct timing_set *ts, void *host, size_t host_bytes,
+			 void *const *expect, int *intact, nodus_error *err)
+{
+	void *dev_scratch = NULL;
+	int any_fresh = 0;
+	for (int j = 0; j < ts->n_calls; j++)
+		any_fresh |= ts->fresh[j];
+	if (any_fresh && w->ops->fill && w->ops->alloc && w->ops->free) {
+		size_t biggest = 8;
+		for (int i = 0; i < w->task.n_inputs; i++)
+			if ((size_t)ts->bufs[0].tin[i].nbytes > biggest)
+				biggest = (size_t)ts->bufs[0].tin[i].nbytes;
+		nodus_error ignored;
+		if (w->ops->alloc(w->dev, biggest, &dev_scratch, &ignored))
+			dev_scratch = NULL; /* no room: the host draws them */
+	}
+	int rc = copies_intact_with(w, ts, host, host_bytes, expect, dev_scratch, intact, err);
+	if (dev_scratch)
+		w->ops->free(w->dev, dev_scratch);
 	return rc;
 }
 
