@@ -115,7 +115,9 @@ typedef struct nodus_backend_ops {
 	 * context, then the backend's own setup. Optional (NULL on cpu). */
 	void (*open_cost)(void *ctx, double *context_s, double *setup_s);
 	/* Optional (NULL on cpu: the host draws). Draws numel float32 values
-	 * into data as spec says, complete on return. The device's log and cos
+	 * into data as spec says, ordered before every later op (complete on
+	 * return for a normal draw; any other may still run on the backend's
+	 * stream, where every later op follows it). The device's log and cos
 	 * are not correctly rounded, so a normal value whose double lies within
 	 * a hair of a float32 rounding midpoint may round the other way than on
 	 * the host: their indices go to near[0 .. max_near), their count to
