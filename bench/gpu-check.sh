@@ -44,6 +44,8 @@
 #                                           phases.py per side; then the after
 #                                           build's GPU backend test and CUDA
 #                                           adversarial suite
+#     bash bench/gpu-check.sh adversarial   the CUDA adversarial suite alone, its
+#                                           report and store
 #     bash bench/gpu-check.sh torch         python (torch) solutions on cuda:
 #                                           tests/gpu/test-gpu-torch.sh build-gpu
 #                                           (suites/torch-cuda, python3 on PATH),
@@ -586,6 +588,14 @@ elif [ "$mode" = ab ]; then
 	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
 	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/adv.db"
 	tar -C "$work" -czf "$OUT/databases.tar.gz" before1.db before2.db after1.db after2.db adv.db
+elif [ "$mode" = adversarial ]; then
+	# the CUDA adversarial suite alone: whether every guard holds on the GPU
+	"$N" plan suites/adversarial/cuda/campaign.json --cache "$cache" -o "$work/adv-plan.json" >>"$log" 2>&1 ||
+		row "plan adversarial" FAILED
+	runcampaign "adversarial" "$work/adv-plan.json" "$work/adv.db"
+	"$N" report "$work/adv.db" --format text -o "$OUT/report-adversarial.txt" >>"$log" 2>&1
+	python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" "$work/adv.db"
+	cp "$work/adv.db" "$OUT/adv.db"
 elif [ "$mode" = mintime ]; then
 	# what issue 4's 80% kernel share costs: the isolated campaign as
 	# sealed, then with the judge's min_timed_s at each of MINTIME_S
@@ -731,7 +741,7 @@ elif [ "$mode" = kernelbench ]; then
 	done
 	[ -f "$KBOUT/summary.txt" ] && cat "$KBOUT/summary.txt"
 else
-	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | study-suite | serve | devices | kernelbench [PHASE...]" >&2
+	echo "usage: bench/gpu-check.sh check | retest | overhead | sharing | study | schedule | aa | ab | adversarial | mintime | final | torch | torch-trace | landlock-trace | process-pairs | presets | study-suite | serve | devices | kernelbench [PHASE...]" >&2
 	exit 2
 fi
 
