@@ -593,7 +593,7 @@ int drive_timing(struct run_ctx *x, struct attempt *a, struct worker_proc *wm,
 	int end = DRIVE_STOPPED;
 	if (!a->timed_plan_ok)
 		set_status(a, NODUS_STATUS_CRASH, "harness",
-			   "no randomness for the timed checks (getrandom failed)");
+			   "no randomness (getrandom failed) or no memory for the timed checks");
 	else if (!(end = drive_size(&d))) {
 		nodus_preset_protocol pp;
 		if (nodus_judge_preset_protocol(x->cond->judge_preset, &pp) == 0)
