@@ -326,8 +326,10 @@ int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg
  * 0.006 alone), which holds the false-alarm rate where the noise is not
  * normal. With 8 fresh samples against 13-25 others the rank test alone
  * could not pass 3.8-4.6 even when every fresh one is the slowest, so it
- * is the sanity check, not the measure. A gain below the gap, or within
- * the noise of the pair, is not seen. */
+ * is the sanity check, not the measure. The draw itself can cost an
+ * honest call on a fresh sample (its inputs written just before it), so
+ * the gap asked for is the larger of MEMO_GAP and the caller's draw_gap.
+ * A gain below the gap, or within the noise of the pair, is not seen. */
 #define MEMO_GAP 0.02
 #define MEMO_T 5.0
 #define MEMO_Z 2.5
@@ -363,14 +365,16 @@ int nodus_timed_memo_view(const double *fresh_r, int n_fresh, const double *othe
 
 int nodus_timed_memo_found(const nodus_memo_view *v, char *msg, size_t msg_size)
 {
-	if (v->n_fresh < NODUS_MEMO_MIN || v->n_other < NODUS_MEMO_MIN || v->gap <= MEMO_GAP ||
+	double min_gap = v->draw_gap > MEMO_GAP ? v->draw_gap : MEMO_GAP;
+	if (v->n_fresh < NODUS_MEMO_MIN || v->n_other < NODUS_MEMO_MIN || !(v->gap > min_gap) ||
 	    v->t <= MEMO_T || v->z <= MEMO_Z)
 		return 0;
 	snprintf(msg, msg_size,
 		 "the candidate was %.3g times slower against the reference on the %d samples "
 		 "whose inputs were drawn afresh than on %d whose inputs changed in a few "
-		 "elements (%.1f standard errors; rank test z = %.1f): it reuses work from "
-		 "earlier calls instead of computing each call",
-		 exp(v->gap), v->n_fresh, v->n_other, v->t, v->z);
+		 "elements (%.1f standard errors; rank test z = %.1f; drawing them afresh "
+		 "accounts for at most %.3g times): it reuses work from earlier calls instead "
+		 "of computing each call",
+		 exp(v->gap), v->n_fresh, v->n_other, v->t, v->z, exp(min_gap));
 	return 1;
 }

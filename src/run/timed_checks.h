@@ -127,16 +127,19 @@ int nodus_timed_plan_clock_bent(const nodus_timed_plan *p, char *msg, size_t msg
  * of fresh samples against those of the others. gap is the difference of
  * their medians, z the rank test's for "fresh ones are larger", t the gap
  * over its standard error from the pooled median absolute deviation. 0,
- * or -1 with fewer than NODUS_MEMO_MIN of either kind. */
+ * or -1 with fewer than NODUS_MEMO_MIN of either kind. draw_gap is the
+ * caller's: the gap the fresh draw itself may cost an honest candidate
+ * (sample_guards.c); 0 (as the view leaves it) asks for MEMO_GAP alone. */
 #define NODUS_MEMO_MIN 6
 typedef struct nodus_memo_view {
 	int n_fresh, n_other;
 	double gap, z, t;
+	double draw_gap;
 } nodus_memo_view;
 int nodus_timed_memo_view(const double *fresh_r, int n_fresh, const double *other_r, int n_other,
 			  nodus_memo_view *v);
 /* 1 when the candidate was slower on fresh samples beyond doubt and by
- * more than honest noise (msg says how), else 0. */
+ * more than honest noise and the draw's own cost (msg says how), else 0. */
 int nodus_timed_memo_found(const nodus_memo_view *v, char *msg, size_t msg_size);
 
 #endif
