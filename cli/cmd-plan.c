@@ -26,7 +26,8 @@ static int usage(void)
 	       "SHA-256 of every file the pairs depend on. Measurement runs only from a plan;\n"
 	       "'nodus verify' checks one. First the judge is audited ('nodus audit'): a task\n"
 	       "failing a check the campaign does not waive is refused, and nothing is written.\n\n"
-	       "  -o, --output PLAN.json   where to write the plan (replaced atomically)\n"
+	       "  -o, --output PLAN.json   where to write the plan: a regular file, replaced\n"
+	       "                           atomically (never a FIFO, a device or a directory)\n"
 	       "  --cache DIR              compiled references for the audit\n"
 	       "                           (default: nodus-cache beside the plan)\n\n"
 	       "exit status: 0 sealed, 1 the audit failed, 2 bad usage or campaign faults,\n"
@@ -170,6 +171,12 @@ int nodus_cmd_plan(int argc, char **argv, const nodus_cli_ctx *ctx)
 	snprintf(dir, sizeof(dir), "%s", out);
 	if (stat(dirname(dir), &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return nodus_cli_usage_error("plan", "-o %s: '%s' is not a directory", out, dir);
+	/* before the audit: nodus_plan_seal refuses it too, but only after */
+	if (stat(out, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return nodus_cli_usage_error("plan",
+					     "-o %s: exists and is not a regular file; a plan is a "
+					     "file beside the paths it names (name a file)",
+					     out);
 
 	int audit = audit_campaign(campaign, out, cache, ctx);
 	if (audit)

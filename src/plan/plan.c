@@ -346,29 +346,41 @@ static int resolve_dir(const char *file, char out[PATH_MAX], nodus_error *err)
 	return 0;
 }
 
+static int write_all(int fd, const char *name, const char *text, nodus_error *err)
+{
+	size_t len = strlen(text), done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", name,
+					 strerror(errno));
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 /* Writes text to path through a temporary file in the same directory and
  * rename(), so readers see the old plan or the new one, never a part. */
 static int write_atomic(const char *path, const char *text, nodus_error *err)
 {
+	/* a rename over a FIFO, a terminal or /dev/null would put a regular
+	 * file in its place (as root, /dev/null itself); a plan names its
+	 * files relative to its own directory, so it is a file, never a stream */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return NODUS_ERR(err, NODUS_EUSAGE,
+				 "-o %s: exists and is not a regular file; a plan is a file beside "
+				 "the paths it names (name a file)",
+				 path);
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
 		return NODUS_ERR(err, NODUS_EINVAL, "plan path too long: '%s'", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0)
 		return NODUS_ERR(err, NODUS_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-	int rc = 0;
-	size_t len = strlen(text), done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = NODUS_ERR(err, NODUS_EIO, "cannot write '%s': %s", tmp,
-				       strerror(errno));
-			break;
-		}
-		done += (size_t)n;
-	}
+	int rc = write_all(fd, tmp, text, err);
 	if (!rc && fsync(fd) != 0)
 		rc = NODUS_ERR(err, NODUS_EIO, "cannot sync '%s': %s", tmp, strerror(errno));
 	if (close(fd) != 0 && !rc)

@@ -5,7 +5,8 @@
 # name that file; reverting makes it pass again. Also: a hand-edited plan
 # fails on its digest, a missing file is named, a plan moved together with
 # its campaign tree stays valid, an unreadable plan exits 2, and a campaign
-# with faults is refused (exit 2, no plan written).
+# with faults is refused (exit 2, no plan written); -o a FIFO or a
+# directory is refused and left as it was.
 set -u
 : "${NODUS:?}" "${NODUS_SRC:?}"
 fails=0
@@ -126,6 +127,19 @@ j = json.load(open(sys.argv[1]))["judge"]
 assert j["tie_margin_short"] == j["tie_margin"] and j["short_kernel_ns"] == 10000, j
 assert j["max_rounds_short"] == j["max_rounds"], j
 PY
+
+# -o naming something other than a regular file is refused, never renamed
+# over (as root, `-o /dev/null` once left a regular file in its place): a
+# FIFO stays a FIFO, nothing is written into it, exit 2 in words; so is a
+# directory
+mkfifo "$tmp/pipe"
+out=$(timeout 60 "$NODUS" plan campaign.json -o "$tmp/pipe" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "not a regular file" <<<"$out" || fail "plan -o a FIFO: exit $rc: $out"
+[ -p "$tmp/pipe" ] || fail "plan -o a FIFO replaced it"
+ls "$tmp"/pipe.tmp.* >/dev/null 2>&1 && fail "plan -o a FIFO left a temporary file"
+mkdir "$tmp/adir"
+out=$("$NODUS" plan campaign.json -o "$tmp/adir" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "not a regular file" <<<"$out" || fail "plan -o a directory: exit $rc: $out"
 
 echo "$fails failures"
 [ "$fails" -eq 0 ]
