@@ -49,11 +49,13 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 	int *next_attempt = calloc((size_t)n + 1, sizeof(int));
 	struct attempt **prepared = calloc((size_t)n + 1, sizeof(*prepared));
 	unsigned char *no_group = calloc((size_t)x->c->n_solutions + 1, 1);
-	if (!queue || !next_attempt || !prepared || !no_group) {
+	unsigned char *memo_alarm = calloc((size_t)n + 1, 1);
+	if (!queue || !next_attempt || !prepared || !no_group || !memo_alarm) {
 		free(queue);
 		free(next_attempt);
 		free(prepared);
 		free(no_group);
+		free(memo_alarm);
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory");
 	}
 	int head = 0, tail = 0, rc = 0;
@@ -133,6 +135,23 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 			json_object_set_new(a.detail, "strays_killed", json_integer(strays));
 		int retry = a.status != NODUS_STATUS_OK && (j->retry_on & (1u << a.status)) &&
 			    a.attempt < j->max_attempts;
+		/* input_memo is a statistical guard: its first alarm for a pair
+		 * is confirmed by another attempt, final only if that one raises
+		 * it too (a memoizer does so every time; an honest pair moved by
+		 * a loaded machine rarely twice). A candidate that memoizes on
+		 * some attempts only gets its honest label at best. */
+		if (a.status == NODUS_STATUS_REWARD_HACK && !strcmp(a.guard, "input_memo")) {
+			if (memo_alarm[p])
+				json_object_set_new(a.detail, "input_memo_confirms",
+						    json_integer(memo_alarm[p]));
+			else if (a.attempt < j->max_attempts) {
+				memo_alarm[p] = (unsigned char)(a.attempt < 255 ? a.attempt : 255);
+				retry = 1;
+				json_object_set_new(a.detail, "input_memo_confirm",
+						    json_string("a first input_memo alarm: another "
+								"attempt decides"));
+			}
+		}
 		rc = write_record(x, &a, !retry, started, err);
 		attempt_release(&a);
 		if (rc)
@@ -161,6 +180,7 @@ out:
 	x->next_attempt = NULL;
 	x->no_group = NULL;
 	free(no_group);
+	free(memo_alarm);
 	free(prepared);
 	free(queue);
 	free(next_attempt);

@@ -25,7 +25,8 @@
 #      (under the load filter) and a thread started in the entry (after
 #      lockdown) REWARD_HACK syscall_filter, and the file does not exist; a
 #      module that recomputes only the rows that changed since it last saw
-#      an input address REWARD_HACK input_memo;
+#      an input address REWARD_HACK input_memo, confirmed by a second
+#      attempt (the first alarm is never final);
 #   3. the target's fingerprint names the interpreter, Python's and torch's
 #      versions;
 #   4. the judge audit runs a torch reference in its sandbox;
@@ -104,6 +105,9 @@ for pid, expect, status, label, guard, msg, dj, lo, hi in db.execute(
         fails.append(f"{pid}: expected {expect}, got {status} ({guard}: {msg})")
     elif cand in guards and guard != guards[cand]:
         fails.append(f"{pid}: expected guard {guards[cand]}, got {guard} ({msg})")
+    elif guard == "input_memo" and d.get("input_memo_confirms") is None:
+        # a first input_memo alarm is never final: another attempt confirms it
+        fails.append(f"{pid}: a final input_memo record that confirms no earlier alarm")
     elif cand == "row_sum_torch_syntax" and not (
             "SyntaxError" in msg and "row_sum_torch_syntax.py, line 4" in msg):
         fails.append(f"{pid}: the LOAD_ERROR does not name the file and line: {msg}")
