@@ -22,8 +22,9 @@
  *   at an address and recomputes only what changed is fast only where
  *   little changed: its paired log-ratios are larger on fresh samples than
  *   on the others (nodus_timed_memo_view), which is REWARD_HACK (guard
- *   input_memo). A check may fall on either kind, so a fresh sample says
- *   nothing about which calls are checked.
+ *   input_memo). A check may fall on either kind, and the first always
+ *   falls on a fresh one (a candidate may skip its work where it can tell
+ *   one); which of its calls is checked is as uniform as anywhere.
  * - The orchestrator's own clock around every timed batch (START..BATCH
  *   frames), against the time the worker reports for it: a candidate that
  *   slows the worker's clock, or speeds it up for the reference, shows as
@@ -74,8 +75,9 @@ typedef struct nodus_timed_plan {
 /* Draws the fresh samples (NODUS_FRESH_MIN or a sixth of the guaranteed
  * samples, whichever is more, at most half of them; one in eight of the
  * later ones) and n_checks checks (at most NODUS_TIMED_CHECKS_MAX): the
- * first among the samples every attempt takes (guaranteed), the others
- * among all it may take (max_samples), each on a uniform copy. Instances
+ * first on a fresh one of the samples every attempt takes (guaranteed),
+ * the rest of the first half among those, the others among all it may
+ * take (max_samples), each on a uniform copy. Instances
  * are set by the caller. 0, or -1 when the system gives no randomness or
  * there is no memory. */
 #define NODUS_FRESH_MIN 8

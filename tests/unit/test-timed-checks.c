@@ -174,6 +174,8 @@ static void test_fresh_samples(void **state)
 			later_fresh += nodus_timed_plan_fresh(&p, k);
 		assert_int_equal(nodus_timed_plan_fresh(&p, 120), 0);
 		assert_int_equal(nodus_timed_plan_fresh(&p, -1), 0);
+		assert_int_equal(p.check[0].fresh, 1); /* always one on a fresh sample */
+		assert_true(p.check[0].sample < 30);    /* that every attempt takes */
 		for (int r = 0; r < p.n_checks; r++) {
 			assert_int_equal(p.check[r].fresh, nodus_timed_plan_fresh(&p, p.check[r].sample));
 			checks++;
@@ -182,12 +184,13 @@ static void test_fresh_samples(void **state)
 		nodus_timed_plan_release(&p);
 	}
 	/* later: 45000 samples at 1/8 (5625); checks: 4000, of which the
-	 * guaranteed half land on a fresh sample at 8/30 and the rest at
-	 * (8 + 90/8) / 120: 2000 * 0.267 + 2000 * 0.16, about 854 */
+	 * first always lands on a fresh sample, the 3 others of the guaranteed
+	 * half at 8/30 and the rest at (8 + 90/8) / 120: 500 + 1500 * 0.267 +
+	 * 2000 * 0.16, about 1220 */
 	assert_true(later_fresh > 5300 && later_fresh < 5950);
 	print_message("fresh: later %lld of 45000, checks on fresh %d of %d\n", (long long)later_fresh,
 		      checks_fresh, checks);
-	assert_true(checks_fresh > 750 && checks_fresh < 960);
+	assert_true(checks_fresh > 1120 && checks_fresh < 1330);
 	assert_true(checks == 4000);
 
 	nodus_timed_plan p;
