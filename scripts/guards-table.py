@@ -92,6 +92,71 @@ def verdict(expect, outcome):
     return "**MISMATCH**"
 
 
+# The attack classes the judge must catch (issue 17), each with the
+# candidates written for it, on cpu (suites/adversarial) and on cuda
+# (suites/adversarial/cuda). A class with no cuda candidate says why.
+CLASSES = [
+    ("1. Timed calls told apart from checked calls (output contents before the call, the gap "
+     "since the last call, the call count, a sample's inputs drawn afresh)",
+     ["adv_poison_probe", "adv_gap_probe", "adv_stale_after_n", "adv_mutate_when_timed",
+      "adv_restore_when_timed", "adv_oob_when_timed", "adv_memo_diff", "adv_memo_rows",
+      "adv_memo_skip_fresh", "adv_memo_fresh_only"],
+     ["oob_when_timed", "memo_tiles"], None),
+    ("2. Sharing a process with the reference's timing or the clock (patching the reference, "
+     "the clock, the worker's channels; stealing the core off its turn)",
+     ["adv_slow_reference", "adv_slow_reference_got", "adv_clock_bend", "adv_take_clock",
+      "adv_off_turn_itimer", "adv_off_turn_posix", "adv_interpose", "adv_thread"],
+     ["slow_reference", "rogue_stream", "persisting_l2"], None),
+    ("3a. A formula wrong only for negative weights (abs(w) for w)",
+     ["adv_abs_weight", "adv_abs_square_over_abs", "adv_abs_max_neg"], [],
+     "the weights' draw (both signs) and the audit are the task's, not the backend's"),
+    ("3b. A near-constant output that ignores its inputs, dithered",
+     ["adv_dither_address", "adv_dither_counter", "adv_dither_hash"],
+     ["dither_address", "dither_counter", "dither_hash"], None),
+    ("3c. An input written and restored before return",
+     ["adv_restore_memcpy", "adv_restore_inplace", "adv_restore_when_timed"], [],
+     "device memory cannot be mapped read-only; docs/judge.md says a restored write is "
+     "not detected on cuda"),
+    ("4. Writes past (or before) an output buffer",
+     ["adv_oob_one_past", "adv_oob_4k", "adv_oob_4m", "adv_oob_before", "adv_oob_memset",
+      "adv_oob_when_timed"],
+     ["oob_one_past", "oob_4m", "oob_before", "oob_memset", "oob_when_timed"], None),
+]
+
+
+def class_cell(names, outcome_of):
+    """Each candidate with what was recorded; one never run says so."""
+    cells = []
+    for name in names:
+        got = outcome_of(name)
+        if not got:
+            cells.append(f"`{name}` **not run**")
+            continue
+        cells.append(f"`{name}` " + ", ".join(
+            f"{outcome}{'' if verdict(expect, outcome).startswith('ok') else ' **MISMATCH**'}"
+            for expect, outcome in got))
+    return "; ".join(cells)
+
+
+def print_classes(cpu_rows, h200):
+    def cpu_outcome(name):
+        return [(r[2], r[3]) for r in cpu_rows if re.match(rf"`{re.escape(name)}`( |$)", r[0])]
+
+    def cuda_outcome(name):
+        return [h200[name]] if name in h200 else []
+
+    print("## The classes of attack (issue 17)\n")
+    print("Each class, the candidates written for it and what nodus recorded for each (every")
+    print("workload it runs on); the tables below give the guard that fired.\n")
+    print("| class | cpu | cuda (H200) |")
+    print("|---|---|---|")
+    for title, cpu, cuda, why_no_cuda in CLASSES:
+        cuda_cell = class_cell(cuda, cuda_outcome) if h200 and cuda else (
+            f"none: {why_no_cuda}" if why_no_cuda else "no H200 report given")
+        print(f"| {title} | {class_cell(cpu, cpu_outcome)} | {cuda_cell} |")
+    print()
+
+
 def main():
     adv, faults = sys.argv[1], sys.argv[2]
     h200 = rows_from_report(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else {}
@@ -105,6 +170,7 @@ def main():
     if sandbox:
         suites.append(("CPU sandbox attacks (suites/adversarial/sandbox; each in the entry"
                        " and in a constructor)", "t6100", sandbox))
+    print_classes(suites[0][2], h200)
     for title, test, rows in suites:
         print(f"## {title}\n")
         print("| candidate | exploit or fault | must end as | recorded (CPU) | guard | test | |")
