@@ -101,7 +101,7 @@ CLASSES = [
      ["adv_poison_probe", "adv_gap_probe", "adv_stale_after_n", "adv_mutate_when_timed",
       "adv_restore_when_timed", "adv_oob_when_timed", "adv_memo_diff", "adv_memo_rows",
       "adv_memo_skip_fresh", "adv_memo_fresh_only"],
-     ["oob_when_timed", "memo_tiles"], None),
+     ["poison_probe", "gap_probe", "oob_when_timed", "memo_tiles", "memo_fresh_only"], None),
     ("2. Sharing a process with the reference's timing or the clock (patching the reference, "
      "the clock, the worker's channels; stealing the core off its turn)",
      ["adv_slow_reference", "adv_slow_reference_got", "adv_clock_bend", "adv_take_clock",
