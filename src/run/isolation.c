@@ -66,24 +66,25 @@ static void gpu_isolation(struct run_ctx *x, const char *when, int own_alive, js
  * first attempt, so that a test can retry an attempt deterministically
  * (an oracle group's leader, say) on a machine of any load. It can only
  * refuse a pair, never accept one, and the record says it was forced. */
+int test_list_names(const char *list, const char *pair_id)
+{
+	size_t n = strlen(pair_id);
+	for (const char *p = list; list && (p = strstr(p, pair_id)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 int test_refuses_isolation(struct run_ctx *x, struct attempt *a)
 {
-	const char *list = x->test_not_isolated_once;
-	size_t n = strlen(a->pair->id);
-	if (!list || a->attempt != 1 || x->cond->kind != NODUS_COND_ISOLATED)
+	if (a->attempt != 1 || x->cond->kind != NODUS_COND_ISOLATED ||
+	    !test_list_names(x->test_not_isolated_once, a->pair->id))
 		return 0;
-	for (const char *p = list; (p = strstr(p, a->pair->id)); p += n) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) {
-			json_t *before = json_object_get(a->detail, "isolation_before");
-			if (!before)
-				json_object_set_new(a->detail, "isolation_before",
-						    before = json_object());
-			json_object_set_new(before, "forced_by",
-					    json_string("NODUS_TEST_NOT_ISOLATED_ONCE"));
-			return 1;
-		}
-	}
-	return 0;
+	json_t *before = json_object_get(a->detail, "isolation_before");
+	if (!before)
+		json_object_set_new(a->detail, "isolation_before", before = json_object());
+	json_object_set_new(before, "forced_by", json_string("NODUS_TEST_NOT_ISOLATED_ONCE"));
+	return 1;
 }
 
 /* own_alive: this attempt's workers alive during the check (the measure

@@ -108,6 +108,7 @@ struct run_ctx {
 	 * ids, comma-separated, whose first attempt is refused at its
 	 * isolation_before check as if the machine were busy */
 	const char *test_not_isolated_once;
+	const char *test_memo_alarm_once; /* NODUS_TEST_MEMO_ALARM_ONCE (sample_guards.c) */
 	/* progress of the condition being run: pairs to decide, decided, since when */
 	int cond_pairs, cond_decided;
 	uint64_t cond_started_ns;
@@ -238,6 +239,8 @@ enum drive_end {
 
 /* ---- isolation.c: is the machine quiet enough to time a pair ---- */
 
+/* 1 when the comma-separated list names pair_id (a test hook's pairs). */
+int test_list_names(const char *list, const char *pair_id);
 /* 1 when NODUS_TEST_NOT_ISOLATED_ONCE names a's pair and this is its first attempt (tests only) */
 int test_refuses_isolation(struct run_ctx *x, struct attempt *a);
 

@@ -249,6 +249,7 @@ int nodus_run(const nodus_run_opts *o, nodus_run_summary *sum, nodus_diags *diag
 				 overlap);
 	x.spares_during_timing = overlap && strcmp(overlap, "1") == 0;
 	x.test_not_isolated_once = getenv("NODUS_TEST_NOT_ISOLATED_ONCE");
+	x.test_memo_alarm_once = getenv("NODUS_TEST_MEMO_ALARM_ONCE");
 	x.o = o;
 	x.sum = sum;
 	run_identity(&x);

@@ -221,6 +221,14 @@ void check_input_memo(struct run_ctx *x, struct attempt *a)
 	char msg[640];
 	if (have && nodus_timed_memo_found(&v, msg, sizeof(msg)))
 		set_status(a, NODUS_STATUS_REWARD_HACK, "input_memo", "%s", msg);
+	else if (a->attempt == 1 && test_list_names(x->test_memo_alarm_once, a->pair->id)) {
+		/* NODUS_TEST_MEMO_ALARM_ONCE: a first alarm on an honest pair,
+		 * so that a test sees another attempt decide; it can only raise
+		 * the alarm, never silence one, and the record says it was forced */
+		json_object_set_new(memo, "forced_by", json_string("NODUS_TEST_MEMO_ALARM_ONCE"));
+		set_status(a, NODUS_STATUS_REWARD_HACK, "input_memo",
+			   "forced by NODUS_TEST_MEMO_ALARM_ONCE on the pair's first attempt");
+	}
 out:
 	free(log_ns[0]);
 	free(log_ns[1]);
