@@ -79,14 +79,15 @@ def main():
                 "SELECT ns, flags, role FROM samples WHERE record_id = ?", (rid,))
                 if role == ROLE_CANDIDATE and flags & SAMPLE_FRESH and ns > 0]
             draw_gap = draw_ns / statistics.median(fresh) if fresh else math.inf
-            evidence = memo["t"] > MEMO_T and memo["z"] > MEMO_Z
+            t = memo["t"] if memo["t"] is not None else math.inf  # null: no spread at all
+            evidence = t > MEMO_T and memo["z"] > MEMO_Z
             old = evidence and memo["gap"] > MEMO_GAP
             new = evidence and memo["gap"] > max(MEMO_GAP, draw_gap)
             n += 1
             flagged_old += old
             flagged_new += new
             print(f"{os.path.relpath(store)[-28:]:28} {pid[:58]:58} {status[:12]:12} "
-                  f"{memo['gap']:7.3f} {memo['t']:6.1f} {memo['z']:5.1f} {draw_gap:8.3f} "
+                  f"{memo['gap']:7.3f} {t:6.1f} {memo['z']:5.1f} {draw_gap:8.3f} "
                   f"{'yes' if old else '-':>3} {'yes' if new else '-':>3}")
     print(f"{n} records: {flagged_old} flagged by the 2% gap alone, {flagged_new} by the gap "
           f"that grows with draw_gap")

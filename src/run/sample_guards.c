@@ -113,9 +113,18 @@ static double fresh_draw_gap(struct run_ctx *x, struct attempt *a, double *draw_
 		if (a->samples[i].role == NODUS_ROLE_CANDIDATE &&
 		    (a->samples[i].flags & NODUS_SAMPLE_FRESH) && a->samples[i].ns > 0)
 			v[n++] = (double)a->samples[i].ns;
+	if (!v)
+		return 0; /* out of memory: no allowance, never the guard off */
 	double cand_ns = n ? nodus_stats_median(v, n) : NAN;
 	free(v);
 	return cand_ns > 0 ? draw_ns / cand_ns : INFINITY;
+}
+
+/* A number for the record: JSON has no infinity or NaN (json_real refuses
+ * them, and a pack holding one is lost whole), so those are null. */
+static json_t *json_number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }
 
 /* The memoization guard (timed_checks.h, "fresh samples"): per sample
@@ -210,13 +219,16 @@ void check_input_memo(struct run_ctx *x, struct attempt *a)
 	v.draw_gap = fresh_draw_gap(x, a, &draw_ns);
 	/* the detail holds its copy of the timing object by now */
 	json_t *timing = json_object_get(a->detail, "timing");
-	json_t *memo = have ? json_pack("{s:i,s:i,s:i,s:f,s:f,s:f}", "fresh", v.n_fresh, "other",
-					v.n_other, "left_out", after, "gap", v.gap, "z", v.z, "t", v.t)
-			    : json_pack("{s:i,s:i,s:i}", "fresh", nf, "other", no, "left_out", after);
-	json_object_set_new(memo, "draw_ns", json_real(draw_ns));
-	/* JSON has no infinity: no fresh candidate time, no allowance known */
-	json_object_set_new(memo, "draw_gap", isfinite(v.draw_gap) ? json_real(v.draw_gap)
-								   : json_null());
+	json_t *memo = json_pack("{s:i,s:i,s:i}", "fresh", have ? v.n_fresh : nf, "other",
+				 have ? v.n_other : no, "left_out", after);
+	if (have) {
+		json_object_set_new(memo, "gap", json_number_or_null(v.gap));
+		json_object_set_new(memo, "z", json_number_or_null(v.z));
+		json_object_set_new(memo, "t", json_number_or_null(v.t)); /* no spread: inf */
+	}
+	json_object_set_new(memo, "draw_ns", json_number_or_null(draw_ns));
+	/* null: no fresh candidate time, so no allowance known */
+	json_object_set_new(memo, "draw_gap", json_number_or_null(v.draw_gap));
 	json_object_set_new(timing ? timing : a->timing, "input_memo", memo);
 	char msg[640];
 	if (have && nodus_timed_memo_found(&v, msg, sizeof(msg)))

@@ -95,30 +95,37 @@ int nodus_timed_plan_init(nodus_timed_plan *p, int copies, int n_checks, int64_t
 	 * most attempts, FASTER in 7 of 11: session 19); the rest among all it
 	 * may take, so that no late sample is safe from a check */
 	int first_half = (n_checks + 1) / 2;
-	/* the first on a fresh sample every attempt takes: a candidate can
-	 * tell a fresh sample (its inputs differ everywhere) and could skip
-	 * its work there alone, fast everywhere and so unseen by the
-	 * memoization test, wrong only where an unforced check seldom lands
-	 * (adv_memo_fresh_only). Within the fresh samples it is as uniform as
-	 * any other check, so the checked call is still not known. */
-	int64_t n_fresh = 0;
-	for (int64_t k = 0; k < guaranteed && k < p->n_samples; k++)
-		n_fresh += p->fresh[k];
 	for (int r = 0; r < n_checks && guaranteed > 0; r++) {
 		int64_t range = r < first_half || max_samples < guaranteed ? guaranteed : max_samples;
 		nodus_timed_check *c = &p->check[p->n_checks++];
 		c->sample = (int64_t)nodus_rng_below(&p->rng, (uint64_t)range);
-		if (r == 0 && n_fresh > 0) {
-			int64_t nth = (int64_t)nodus_rng_below(&p->rng, (uint64_t)n_fresh);
-			for (int64_t k = 0; k < guaranteed; k++)
-				if (p->fresh[k] && nth-- == 0) {
-					c->sample = k;
-					break;
-				}
-		}
 		c->copy = (int32_t)nodus_rng_below(&p->rng, (uint64_t)p->copies);
 		c->perturbation = nodus_rng_next(&p->rng) & (uint64_t)INT64_MAX;
 		c->fresh = nodus_timed_plan_fresh(p, c->sample);
+		c->instance = -1;
+	}
+	/* and one more on a fresh sample every attempt takes: a candidate can
+	 * tell a fresh sample (its inputs differ everywhere) and could skip
+	 * its work there alone, fast everywhere and so unseen by the
+	 * memoization test, wrong only where a uniform check seldom lands
+	 * (adv_memo_fresh_only). Within the fresh samples it is as uniform as
+	 * any other check, so the checked call is still not known; where the
+	 * checks are all taken it is the first of them. */
+	int64_t n_fresh = 0;
+	for (int64_t k = 0; k < guaranteed && k < p->n_samples; k++)
+		n_fresh += p->fresh[k];
+	if (p->n_checks > 0 && n_fresh > 0) {
+		nodus_timed_check *c = p->n_checks < NODUS_TIMED_CHECKS_MAX ? &p->check[p->n_checks++]
+									     : &p->check[0];
+		int64_t nth = (int64_t)nodus_rng_below(&p->rng, (uint64_t)n_fresh);
+		for (int64_t k = 0; k < guaranteed && k < p->n_samples; k++)
+			if (p->fresh[k] && nth-- == 0) {
+				c->sample = k;
+				break;
+			}
+		c->copy = (int32_t)nodus_rng_below(&p->rng, (uint64_t)p->copies);
+		c->perturbation = nodus_rng_next(&p->rng) & (uint64_t)INT64_MAX;
+		c->fresh = 1;
 		c->instance = -1;
 	}
 	return 0;

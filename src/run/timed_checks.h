@@ -22,7 +22,7 @@
  *   at an address and recomputes only what changed is fast only where
  *   little changed: its paired log-ratios are larger on fresh samples than
  *   on the others (nodus_timed_memo_view), which is REWARD_HACK (guard
- *   input_memo). A check may fall on either kind, and the first always
+ *   input_memo). A check may fall on either kind, and one more always
  *   falls on a fresh one (a candidate may skip its work where it can tell
  *   one); which of its calls is checked is as uniform as anywhere.
  * - The orchestrator's own clock around every timed batch (START..BATCH
@@ -75,9 +75,10 @@ typedef struct nodus_timed_plan {
 /* Draws the fresh samples (NODUS_FRESH_MIN or a sixth of the guaranteed
  * samples, whichever is more, at most half of them; one in eight of the
  * later ones) and n_checks checks (at most NODUS_TIMED_CHECKS_MAX): the
- * first on a fresh one of the samples every attempt takes (guaranteed),
- * the rest of the first half among those, the others among all it may
- * take (max_samples), each on a uniform copy. Instances
+ * first half among the samples every attempt takes (guaranteed), the
+ * others among all it may take (max_samples), and, where there are any,
+ * one more on a fresh one of the guaranteed samples (with every check
+ * taken, the first becomes it); each on a uniform copy. Instances
  * are set by the caller. 0, or -1 when the system gives no randomness or
  * there is no memory. */
 #define NODUS_FRESH_MIN 8

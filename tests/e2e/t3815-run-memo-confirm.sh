@@ -45,12 +45,15 @@ else:
                    f" forced_by {memo1.get('forced_by')}: expected a forced, non-final alarm")
     if (n2, f2, s2) != (2, 1, "OK") or l2 is None or "input_memo_confirms" in d2:
         bad.append(f"{pair} attempt 2: {(n2, f2, s2, g2, l2)}: expected final, OK, labelled")
-# the other pairs ran once, as without the hook
+# the other pairs ran as without the hook: one final record each, after at
+# most a first input_memo alarm of their own (a loaded machine's, which the
+# same confirmation decides)
 db = sqlite3.connect(sys.argv[1])
-for p, n in db.execute("SELECT pair_id, count(*) FROM records WHERE pair_id != ? GROUP BY pair_id",
-                       (pair,)):
-    if n != 1:
-        bad.append(f"{p}: {n} records, expected 1")
+for p, n, finals, others in db.execute(
+        "SELECT pair_id, count(*), sum(final), sum(final = 0 AND NOT (status = 'REWARD_HACK' AND"
+        " guard = 'input_memo')) FROM records WHERE pair_id != ? GROUP BY pair_id", (pair,)):
+    if finals != 1 or others or n > 2:
+        bad.append(f"{p}: {n} records, {finals} final, {others} retried for another cause")
 one = sqlite3.connect(sys.argv[2]).execute(
     "SELECT attempt, final, status, guard FROM records WHERE pair_id = ?", (pair,)).fetchall()
 if one != [(1, 1, "REWARD_HACK", "input_memo")]:

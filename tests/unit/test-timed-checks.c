@@ -44,7 +44,8 @@ static void test_checks_land_where_they_may(void **state)
 	for (int rep = 0; rep < 200; rep++) {
 		nodus_timed_plan p;
 		assert_int_equal(nodus_timed_plan_init(&p, 37, 4, 30, 90), 0);
-		assert_int_equal(p.n_checks, 4);
+		assert_int_equal(p.n_checks, 5); /* and the one on a fresh sample */
+		assert_true(p.check[4].fresh && p.check[4].sample < 30);
 		/* the first half among the guaranteed samples */
 		assert_true(p.check[0].sample >= 0 && p.check[0].sample < 30);
 		assert_true(p.check[1].sample >= 0 && p.check[1].sample < 30);
@@ -174,8 +175,9 @@ static void test_fresh_samples(void **state)
 			later_fresh += nodus_timed_plan_fresh(&p, k);
 		assert_int_equal(nodus_timed_plan_fresh(&p, 120), 0);
 		assert_int_equal(nodus_timed_plan_fresh(&p, -1), 0);
-		assert_int_equal(p.check[0].fresh, 1); /* always one on a fresh sample */
-		assert_true(p.check[0].sample < 30);    /* that every attempt takes */
+		assert_int_equal(p.n_checks, 9);            /* 8 and one more */
+		assert_int_equal(p.check[8].fresh, 1);      /* always on a fresh sample */
+		assert_true(p.check[8].sample < 30);        /* that every attempt takes */
 		for (int r = 0; r < p.n_checks; r++) {
 			assert_int_equal(p.check[r].fresh, nodus_timed_plan_fresh(&p, p.check[r].sample));
 			checks++;
@@ -183,15 +185,15 @@ static void test_fresh_samples(void **state)
 		}
 		nodus_timed_plan_release(&p);
 	}
-	/* later: 45000 samples at 1/8 (5625); checks: 4000, of which the
-	 * first always lands on a fresh sample, the 3 others of the guaranteed
-	 * half at 8/30 and the rest at (8 + 90/8) / 120: 500 + 1500 * 0.267 +
-	 * 2000 * 0.16, about 1220 */
+	/* later: 45000 samples at 1/8 (5625); checks: 4500, of which the
+	 * guaranteed half land on a fresh sample at 8/30, the rest at
+	 * (8 + 90/8) / 120, and the one more always: 2000 * 0.267 + 2000 *
+	 * 0.16 + 500, about 1354 */
 	assert_true(later_fresh > 5300 && later_fresh < 5950);
 	print_message("fresh: later %lld of 45000, checks on fresh %d of %d\n", (long long)later_fresh,
 		      checks_fresh, checks);
-	assert_true(checks_fresh > 1120 && checks_fresh < 1330);
-	assert_true(checks == 4000);
+	assert_true(checks_fresh > 1250 && checks_fresh < 1460);
+	assert_true(checks == 4500);
 
 	nodus_timed_plan p;
 	assert_int_equal(nodus_timed_plan_init(&p, 100, 0, 600, 600), 0);
