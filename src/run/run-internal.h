@@ -202,6 +202,7 @@ struct attempt {
 	int n_own;
 	int oracle_prepared;           /* a follower: its reference outputs are here */
 	int regroup;                   /* the group's oracle failed: run again alone */
+	int memo_confirming;           /* an earlier attempt raised input_memo: this one confirms */
 };
 
 enum job_role { JOB_ORACLE, JOB_MEASURE, JOB_TIMER };

@@ -110,6 +110,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 		} else {
 			attempt_init(x, &a, &x->c->pairs[p], next_attempt[p]);
 		}
+		a.memo_confirming = memo_alarm[p] != 0;
 		double started = nodus_wall_time_s();
 		rc = run_attempt(x, &a, err);
 		if (!rc && a.regroup) {
@@ -117,6 +118,7 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 			int again = a.attempt;
 			attempt_release(&a);
 			attempt_init(x, &a, &x->c->pairs[p], again);
+			a.memo_confirming = memo_alarm[p] != 0;
 			json_object_set_new(a.detail, "oracle_group_failed", json_true());
 			if (x->no_group) /* it failed once: its later pairs run alone */
 				x->no_group[x->c->pairs[p].reference] = 1;
@@ -137,9 +139,10 @@ static int run_condition(struct run_ctx *x, const nodus_condition *cond, nodus_e
 			    a.attempt < j->max_attempts;
 		/* input_memo is a statistical guard: its first alarm for a pair
 		 * is confirmed by another attempt, final only if that one raises
-		 * it too (a memoizer does so every time; an honest pair moved by
-		 * a loaded machine rarely twice). A candidate that memoizes on
-		 * some attempts only gets its honest label at best. */
+		 * it too, at the lower bar of a confirmation (timed_checks.h): a
+		 * memoizer does so every time, an honest pair moved by a loaded
+		 * machine rarely twice. A candidate that memoizes on some
+		 * attempts only gets its honest label at best. */
 		if (a.status == NODUS_STATUS_REWARD_HACK && !strcmp(a.guard, "input_memo")) {
 			if (memo_alarm[p])
 				json_object_set_new(a.detail, "input_memo_confirms",

@@ -217,6 +217,7 @@ void check_input_memo(struct run_ctx *x, struct attempt *a)
 	int have = nodus_timed_memo_view(fresh_r, nf, other_r, no, &v) == 0;
 	double draw_ns = 0;
 	v.draw_gap = fresh_draw_gap(x, a, &draw_ns);
+	v.confirming = a->memo_confirming;
 	/* the detail holds its copy of the timing object by now */
 	json_t *timing = json_object_get(a->detail, "timing");
 	json_t *memo = json_pack("{s:i,s:i,s:i}", "fresh", have ? v.n_fresh : nf, "other",
@@ -229,6 +230,8 @@ void check_input_memo(struct run_ctx *x, struct attempt *a)
 	json_object_set_new(memo, "draw_ns", json_number_or_null(draw_ns));
 	/* null: no fresh candidate time, so no allowance known */
 	json_object_set_new(memo, "draw_gap", json_number_or_null(v.draw_gap));
+	if (v.confirming) /* the bar of a confirmation (timed_checks.c) */
+		json_object_set_new(memo, "confirming", json_true());
 	json_object_set_new(timing ? timing : a->timing, "input_memo", memo);
 	char msg[640];
 	if (have && nodus_timed_memo_found(&v, msg, sizeof(msg)))

@@ -138,6 +138,7 @@ typedef struct nodus_memo_view {
 	int n_fresh, n_other;
 	double gap, z, t;
 	double draw_gap;
+	int confirming; /* the caller's: an earlier attempt's alarm, confirmed at a lower bar */
 } nodus_memo_view;
 int nodus_timed_memo_view(const double *fresh_r, int n_fresh, const double *other_r, int n_other,
 			  nodus_memo_view *v);

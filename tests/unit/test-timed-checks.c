@@ -250,14 +250,44 @@ static void test_memo_test(void **state)
 	double f[40], o[40];
 	char msg[512];
 	nodus_memo_view v;
-	int honest_flagged = 0, caught = 0, small_caught = 0, big_caught = 0;
+	int honest_flagged = 0, caught = 0, small_caught = 0, big_caught = 0, honest_confirmed = 0;
 	for (int rep = 0; rep < 2000; rep++) {
 		int nf = 6 + rep % 7, no = 6 + rep % 29;
 		draw_ratios(&rng, f, nf, 0);
 		draw_ratios(&rng, o, no, 0);
 		assert_int_equal(nodus_timed_memo_view(f, nf, o, no, &v), 0);
 		honest_flagged += nodus_timed_memo_found(&v, msg, sizeof(msg));
+		v.confirming = 1; /* the lower bar of a confirmation */
+		honest_confirmed += nodus_timed_memo_found(&v, msg, sizeof(msg));
 	}
+	/* honest and spread wide (a loaded machine: uniform over +-0.6 in
+	 * log, every fifth sample a further +-0.5): none of 2000 with this
+	 * seed, 3 with another (a path that let a gap of 0.4 in log pass at
+	 * 3 standard errors flagged 7 to 9 of those 2000: not taken) */
+	int honest_wide = 0;
+	nodus_rng wide; /* its own stream: the draws below stay as they were */
+	nodus_rng_seed(&wide, 20261205);
+	for (int rep = 0; rep < 2000; rep++) {
+		int nf = 6 + rep % 7, no = 6 + rep % 29;
+		for (int i = 0; i < nf || i < no; i++) {
+			double a = 1.2 * (nodus_rng_uniform(&wide) - 0.5), b = 1.2 * (nodus_rng_uniform(&wide) - 0.5);
+			if (i % 5 == 4)
+				a += nodus_rng_uniform(&wide) - 0.5, b += nodus_rng_uniform(&wide) - 0.5;
+			if (i < nf)
+				f[i] = a;
+			if (i < no)
+				o[i] = b;
+		}
+		assert_int_equal(nodus_timed_memo_view(f, nf, o, no, &v), 0);
+		honest_wide += nodus_timed_memo_found(&v, msg, sizeof(msg));
+	}
+	print_message("memo test: honest and spread wide, flagged %d of 2000\n", honest_wide);
+	assert_true(honest_wide <= 6);
+	/* an honest attempt passes the confirmation's bar about 1 time in 50
+	 * at most, so a false first alarm rarely stands */
+	print_message("memo test: honest attempts past the confirmation's bar: %d of 2000\n",
+		      honest_confirmed);
+	assert_true(honest_confirmed < 60);
 	for (int rep = 0; rep < 200; rep++) {
 		draw_ratios(&rng, f, 8, 0);
 		draw_ratios(&rng, o, 20, -0.10); /* 10% faster where little changed */
@@ -300,6 +330,22 @@ static void test_memo_test(void **state)
 	v.draw_gap = 0.35;
 	assert_int_equal(nodus_timed_memo_found(&v, msg, sizeof(msg)), 1);
 	assert_non_null(strstr(msg, "accounts for at most 1.42 times"));
+	/* a memo 20% faster where little changed, its others noisy: short of
+	 * the first bar, past the confirmation's */
+	int first_bar = 0, confirm_bar = 0;
+	for (int rep = 0; rep < 200; rep++) {
+		draw_ratios(&rng, f, 8, 0.2);
+		for (int i = 0; i < 20; i++) /* a loaded machine: every sample spread */
+			o[i] = 0.12 * (nodus_rng_uniform(&rng) - 0.5) * 2;
+		assert_int_equal(nodus_timed_memo_view(f, 8, o, 20, &v), 0);
+		first_bar += nodus_timed_memo_found(&v, msg, sizeof(msg));
+		v.confirming = 1;
+		confirm_bar += nodus_timed_memo_found(&v, msg, sizeof(msg));
+	}
+	print_message("memo test: a noisy 20%% memo past the first bar %d, the confirmation's %d of 200\n",
+		      first_bar, confirm_bar);
+	assert_true(confirm_bar > first_bar);
+	assert_true(confirm_bar >= 180);
 	/* too few of either kind: no view */
 	assert_int_equal(nodus_timed_memo_view(f, 5, o, 20, &v), -1);
 	assert_int_equal(nodus_timed_memo_found(&v, msg, sizeof(msg)), 0);
