@@ -5,6 +5,7 @@
  * protocol.h.
  * ------------------------------------------------------------------------ */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -405,6 +406,101 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 		return rc;
 	*done = 1;
 	return 0;
+}
+
+/* Near elements fill_many lists per buffer: a small tensor has a few (one
+ * normal value in 40000), and a buffer with more is drawn again alone by
+ * fill_device, whose list is longer. */
+#define FILL_MANY_NEAR 64
+
+int nodus__instance_fill_device_many(const nodus_task *t, const nodus_workload *w,
+				     const nodus_instance *in, const int *input,
+				     void *const *dev_data, int n, const nodus_backend_ops *ops,
+				     void *dev, int *done, nodus_error *err)
+{
+	int rc = 0;
+	for (int k = 0; k < n; k++)
+		done[k] = 0;
+	if (n <= 0)
+		return 0;
+	if (!ops->fill_many) {
+		for (int k = 0; !rc && k < n; k++)
+			rc = nodus__instance_fill_device(t, w, &in[k], input[k], ops, dev,
+							 dev_data[k], &done[k], err);
+		return rc;
+	}
+	int *which = malloc((size_t)n * sizeof(*which));
+	int *n_near = malloc((size_t)n * sizeof(*n_near));
+	void **data = malloc((size_t)n * sizeof(*data));
+	int64_t *numel = malloc((size_t)n * sizeof(*numel));
+	nodus_fill_spec *spec = malloc((size_t)n * sizeof(*spec));
+	int64_t *near = malloc((size_t)n * FILL_MANY_NEAR * sizeof(*near));
+	nodus_patch *patches = malloc((size_t)n * FILL_MANY_NEAR * sizeof(*patches));
+	if (!which || !n_near || !data || !numel || !spec || !near || !patches) {
+		rc = NODUS_ERR(err, NODUS_ENOMEM, "out of memory for device draws");
+		goto out;
+	}
+	int m = 0;
+	for (int k = 0; !rc && k < n; k++) {
+		int i = input[k];
+		if (i < 0 || i >= t->n_inputs)
+			continue;
+		if (in[k].copy > 0 || in[k].sample >= 0) { /* a rotation or a perturbation */
+			rc = nodus__instance_fill_device(t, w, &in[k], i, ops, dev, dev_data[k],
+							 &done[k], err);
+			continue;
+		}
+		int64_t axes[NODUS_MAX_AXES];
+		nodus__instance_axes(t, w, in[k].probe, axes);
+		unsigned variant = in[k].variant & input_variants(t, w, i);
+		if (nodus_judge_fill_spec(t->inputs[i].dtype, input_dist(t, w, i), axes, variant,
+					  in[k].seed, (uint32_t)i, &spec[m]))
+			continue; /* the host draws it */
+		numel[m] = nodus__tensor_numel(&t->inputs[i], axes);
+		data[m] = dev_data[k];
+		which[m++] = k;
+	}
+	if (rc || !m || (rc = ops->fill_many(dev, m, data, numel, spec, near, FILL_MANY_NEAR,
+					     n_near, err)))
+		goto out;
+	int n_patches = 0;
+	for (int g = 0; !rc && g < m; g++) {
+		int k = which[g], i = input[k];
+		if (n_near[g] > FILL_MANY_NEAR) {
+			rc = nodus__instance_fill_device(t, w, &in[k], i, ops, dev, dev_data[k],
+							 &done[k], err);
+			continue;
+		}
+		int64_t axes[NODUS_MAX_AXES];
+		nodus__instance_axes(t, w, in[k].probe, axes);
+		unsigned variant = in[k].variant & input_variants(t, w, i);
+		size_t esize = nodus_dtype_size(t->inputs[i].dtype);
+		for (int e = 0; !rc && e < n_near[g]; e++) {
+			int64_t at = near[(size_t)g * FILL_MANY_NEAR + (size_t)e];
+			nodus_patch *p = &patches[n_patches++];
+			memset(p, 0, sizeof(*p));
+			p->dst = (char *)dev_data[k] + (size_t)at * esize;
+			p->bytes = (uint32_t)esize;
+			rc = nodus_judge_fill_at(p->value, t->inputs[i].dtype, at, input_dist(t, w, i),
+						 axes, variant, in[k].seed, (uint32_t)i);
+			if (rc)
+				rc = NODUS_ERR(err, rc, "cannot draw element %lld of input %d",
+					       (long long)at, i);
+		}
+		done[k] = !rc;
+	}
+	if (!rc && n_patches > 0 && (rc = ops->patch(dev, patches, n_patches, err)))
+		for (int g = 0; g < m; g++)
+			done[which[g]] = 0;
+out:
+	free(which);
+	free(n_near);
+	free(data);
+	free(numel);
+	free(spec);
+	free(near);
+	free(patches);
+	return rc;
 }
 
 /* Bytes of checked data (inputs drawn by the oracle, outputs sent by both

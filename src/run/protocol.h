@@ -260,6 +260,16 @@ int nodus__instance_fill_device(const nodus_task *t, const nodus_workload *w,
 				const struct nodus_backend_ops *ops, void *dev, void *dev_data,
 				int *done, nodus_error *err);
 
+/* nodus__instance_fill_device for n draws at once (instance in[k]'s input
+ * input[k] into dev_data[k], *done as done[k]), with one synchronisation
+ * for all of them where the backend has fill_many: a fresh sample's
+ * window of 128 small copies paid one per copy (ab-61). */
+int nodus__instance_fill_device_many(const nodus_task *t, const nodus_workload *w,
+				     const nodus_instance *in, const int *input,
+				     void *const *dev_data, int n,
+				     const struct nodus_backend_ops *ops, void *dev, int *done,
+				     nodus_error *err);
+
 /* The perturbation of sample k on copy inputs: for input i, positions and
  * values. Positions are < numel; values are drawn from that input's
  * distribution. Used by the measure worker to modify device copies in

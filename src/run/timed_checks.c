@@ -304,9 +304,13 @@ int nodus_timed_plan_clock_view(const nodus_timed_plan *p, nodus_clock_view *v)
  * socket), against the worker's own clock between the two sends. Reading
  * the marks when the orchestrator got round to it made a long batch look
  * short on a busy machine (START read only after the batch ended), and
- * honest candidates were called bent. What is left in an honest gap is the
- * worker being preempted between a send and its clock read, on either
- * side alike. A side that reports less than it took moves its whole
+ * honest candidates were called bent. The worker reads its clock before
+ * it sends START (a send wakes the orchestrator, which may take the
+ * worker's CPU before the send returns: read after it, that wait put 20-50
+ * us into honest gaps, more on one side than the other, and A/A pairs
+ * under single-call presets were called bent on the 2-core machine). What
+ * is left is a few us of the sends themselves, on either side alike
+ * (honest medians -12 to +3 us there, interquartile ranges 2-6 us). A side that reports less than it took moves its whole
  * distribution. So a side is called bent only when its gaps are larger
  * than the other side's beyond doubt (a rank test at z > CLOCK_Z, about
  * one honest pair in a million) and by more than the allowance (medians).

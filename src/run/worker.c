@@ -748,6 +748,12 @@ struct timing_set {
 	int64_t *shift;                         /* per copy per input: its rotation */
 	void **poison_ptrs;                     /* scratch of the poison op */
 	int64_t *poison_bytes;
+	nodus_copy *rotations;                  /* scratch: 2 per copy per input */
+	int n_rotations;
+	nodus_instance *draw_in;                /* scratch of a fresh window's draws: */
+	int *draw_input;                        /* one per copy per input */
+	void **draw_dev;
+	int *draw_done;
 };
 
 static void timing_release(struct worker *w, struct timing_set *ts)
@@ -771,6 +777,11 @@ static void timing_release(struct worker *w, struct timing_set *ts)
 	free(ts->fresh_q);
 	free(ts->poison_ptrs);
 	free(ts->poison_bytes);
+	free(ts->rotations);
+	free(ts->draw_in);
+	free(ts->draw_input);
+	free(ts->draw_dev);
+	free(ts->draw_done);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -804,15 +815,27 @@ static nodus_instance fresh_instance(uint64_t copy_seed_base, int j, uint64_t q)
  * of a draw, a host copy and an upload, and puts different values at every
  * position and address. The oracle rebuilds a checked call's copy the
  * same way (instance.c). */
-static int rotate_on_device(struct worker *w, void *dst, const void *src, int64_t numel,
-			    size_t es, int64_t shift, nodus_error *err)
+static void rotation(nodus_copy *list, int *n, void *dst, const void *src, int64_t numel,
+		     size_t es, int64_t shift)
 {
 	size_t total = (size_t)numel * es, cut = (size_t)shift * es;
-	int rc = total - cut ? w->ops->copy(w->dev, dst, (const char *)src + cut, total - cut, err)
-			     : 0;
-	if (!rc && cut)
-		rc = w->ops->copy(w->dev, (char *)dst + (total - cut), src, cut, err);
-	return rc;
+	if (total - cut)
+		list[(*n)++] = (nodus_copy){dst, (const char *)src + cut, total - cut};
+	if (cut)
+		list[(*n)++] = (nodus_copy){(char *)dst + (total - cut), src, cut};
+}
+
+/* The copies of list, with one synchronisation where the backend can. */
+static int copies_run(struct worker *w, const nodus_copy *list, int n, nodus_error *err)
+{
+	if (w->ops->copy_many)
+		return n > 0 ? w->ops->copy_many(w->dev, list, n, err) : 0;
+	for (int k = 0; k < n; k++) {
+		int rc = w->ops->copy(w->dev, list[k].dst, list[k].src, list[k].bytes, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* The bytes element idx of copy j of input i must hold. */
@@ -843,8 +866,16 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 	ts->shift = calloc((size_t)n_calls * NODUS_MAX_INPUTS, sizeof(int64_t));
 	ts->poison_ptrs = calloc((size_t)n_calls, sizeof(void *));
 	ts->poison_bytes = calloc((size_t)n_calls, sizeof(int64_t));
+	size_t per_input = (size_t)n_calls * NODUS_MAX_INPUTS;
+	ts->rotations = calloc(2 * per_input, sizeof(*ts->rotations));
+	ts->draw_in = calloc(per_input, sizeof(*ts->draw_in));
+	ts->draw_input = calloc(per_input, sizeof(*ts->draw_input));
+	ts->draw_dev = calloc(per_input, sizeof(*ts->draw_dev));
+	ts->draw_done = calloc(per_input, sizeof(*ts->draw_done));
 	if (!ts->bufs || !ts->calls || !ts->window || !ts->applied || !ts->perturbed ||
-	    !ts->fresh || !ts->fresh_q || !ts->pristine || !ts->pristine_dev || !ts->shift || !ts->poison_ptrs || !ts->poison_bytes)
+	    !ts->fresh || !ts->fresh_q || !ts->pristine || !ts->pristine_dev || !ts->shift ||
+	    !ts->poison_ptrs || !ts->poison_bytes || !ts->rotations || !ts->draw_in ||
+	    !ts->draw_input || !ts->draw_dev || !ts->draw_done)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for timing copies");
 	for (int j = 0; j < n_calls; j++) {
 		struct call_buffers *b = &ts->bufs[j];
@@ -885,40 +916,40 @@ static int timing_alloc(struct worker *w, struct timing_set *ts, int n_calls, ui
 						    (size_t)b->tin[i].nbytes, err);
 			}
 		} else {
-			for (int i = 0; !rc && i < w->task.n_inputs; i++) {
+			for (int i = 0; i < w->task.n_inputs; i++) {
 				int64_t numel = b->tin[i].numel;
 				int64_t shift = nodus__input_shift(&w->workload, copy_base, i, j, numel);
 				ts->shift[j * NODUS_MAX_INPUTS + i] = shift;
-				rc = rotate_on_device(w, b->in[i], ts->bufs[0].in[i], numel,
-						      nodus_dtype_size(w->task.inputs[i].dtype), shift,
-						      err);
+				rotation(ts->rotations, &ts->n_rotations, b->in[i], ts->bufs[0].in[i],
+					 numel, nodus_dtype_size(w->task.inputs[i].dtype), shift);
 			}
 		}
 		if (rc)
 			return rc;
 		ts->calls[j] = b->call;
 	}
-	return 0;
+	/* copies 1.. at once, rotated from copy 0 (drawn above) */
+	int rc = copies_run(w, ts->rotations, ts->n_rotations, err);
+	ts->n_rotations = 0;
+	return rc;
 }
 
-/* Puts copy j back as the rotation of copy 0 it was made as, after a
- * fresh sample drew it anew: rotated on the device from pristine_dev
- * (copy 0 itself may hold a fresh draw now). Uploading it from the host's
- * copy 0 instead cost 5.4 s of one side's 29 s of rounds over the CUDA
- * suite (retest-61). */
-static int restore_copy(struct worker *w, struct timing_set *ts, int j, nodus_error *err)
+/* Appends to ts->rotations what puts copy j back as the rotation of copy 0
+ * it was made as, after a fresh sample drew it anew: rotated on the device
+ * from pristine_dev (copy 0 itself may hold a fresh draw now). Uploading it
+ * from the host's copy 0 instead cost 5.4 s of one side's 29 s of rounds
+ * over the CUDA suite (retest-61), and two synchronous copies per copy and
+ * input 30 ms of a small pair's 0.26 s of rounds (ab-61): perturb_window
+ * runs a window's at once. */
+static void restore_copy(struct worker *w, struct timing_set *ts, int j)
 {
 	struct call_buffers *b = &ts->bufs[j];
-	for (int i = 0; i < w->task.n_inputs; i++) {
-		size_t es = nodus_dtype_size(w->task.inputs[i].dtype);
-		int rc = rotate_on_device(w, b->in[i], ts->pristine_dev[i], b->tin[i].numel, es,
-					  ts->shift[j * NODUS_MAX_INPUTS + i], err);
-		if (rc)
-			return rc;
-	}
+	for (int i = 0; i < w->task.n_inputs; i++)
+		rotation(ts->rotations, &ts->n_rotations, b->in[i], ts->pristine_dev[i],
+			 b->tin[i].numel, nodus_dtype_size(w->task.inputs[i].dtype),
+			 ts->shift[j * NODUS_MAX_INPUTS + i]);
 	ts->fresh[j] = 0;
 	ts->perturbed[j] = 0;
-	return 0;
 }
 
 /* Appends to list what takes copy j from its current perturbation to
@@ -930,13 +961,10 @@ static int copy_patches(struct worker *w, struct timing_set *ts, uint64_t copy_b
 			int64_t q, nodus_patch *list, int *n, nodus_error *err)
 {
 	struct call_buffers *b = &ts->bufs[j];
-	int rc = ts->fresh[j] ? restore_copy(w, ts, j, err) : 0;
-	if (rc)
-		return rc;
 	nodus_perturbation old = ts->applied[j];
 	int had = ts->perturbed[j];
 	nodus_instance in = copy_instance(copy_base, j, q);
-	rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
+	int rc = nodus__perturbation(&w->task, &w->workload, &in, w->perturb_seed, &ts->applied[j]);
 	if (rc)
 		return NODUS_ERR(err, rc, "cannot draw a perturbation");
 	ts->perturbed[j] = 1;
@@ -978,7 +1006,14 @@ static int perturb_window(struct worker *w, struct timing_set *ts, uint64_t copy
 	nodus_patch *list = malloc((size_t)batch * per_copy * sizeof(*list));
 	if (!list)
 		return NODUS_ERR(err, NODUS_ENOMEM, "out of memory for perturbations");
-	int n = 0, rc = 0;
+	/* the copies a fresh sample drew anew put back first, at once */
+	ts->n_rotations = 0;
+	for (int i = 0; i < batch; i++)
+		if (ts->fresh[(first + i) % ts->n_calls])
+			restore_copy(w, ts, (first + i) % ts->n_calls);
+	int rc = copies_run(w, ts->rotations, ts->n_rotations, err);
+	ts->n_rotations = 0;
+	int n = 0;
 	for (int i = 0; !rc && i < batch; i++)
 		rc = copy_patches(w, ts, copy_base, (first + i) % ts->n_calls, q, list, &n, err);
 	if (!rc)
@@ -1004,22 +1039,34 @@ static int fresh_window(struct worker *w, struct timing_set *ts, uint64_t q, int
 		if (rc)
 			return rc;
 	}
+	/* every copy's inputs drawn on the device at once, where it can */
+	int n = 0;
+	for (int k = 0; k < batch; k++) {
+		int j = (first + k) % ts->n_calls;
+		for (int i = 0; i < w->task.n_inputs; i++, n++) {
+			ts->draw_in[n] = fresh_instance(ts->copy_base, j, q);
+			ts->draw_input[n] = i;
+			ts->draw_dev[n] = ts->bufs[j].in[i];
+		}
+	}
+	int rc = nodus__instance_fill_device_many(&w->task, &w->workload, ts->draw_in,
+						  ts->draw_input, ts->draw_dev, n, w->ops, w->dev,
+						  ts->draw_done, err);
+	if (rc)
+		return rc;
+	/* and the rest on the host */
+	n = 0;
 	for (int k = 0; k < batch; k++) {
 		int j = (first + k) % ts->n_calls;
 		struct call_buffers *b = &ts->bufs[j];
-		nodus_instance in = fresh_instance(ts->copy_base, j, q);
-		for (int i = 0; i < w->task.n_inputs; i++) {
-			int done = 0;
-			int rc = nodus__instance_fill_device(&w->task, &w->workload, &in, i, w->ops,
-							     w->dev, b->in[i], &done, err);
-			if (!rc && !done) {
-				rc = nodus__instance_fill_one(&w->task, &w->workload, &in, i,
-							      w->fill_threads, host);
-				if (rc)
-					return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
-				rc = w->ops->upload(w->dev, b->in[i], host, (size_t)b->tin[i].nbytes,
-						    err);
-			}
+		for (int i = 0; i < w->task.n_inputs; i++, n++) {
+			if (ts->draw_done[n])
+				continue;
+			rc = nodus__instance_fill_one(&w->task, &w->workload, &ts->draw_in[n], i,
+						      w->fill_threads, host);
+			if (rc)
+				return NODUS_ERR(err, rc, "cannot draw fresh timing inputs");
+			rc = w->ops->upload(w->dev, b->in[i], host, (size_t)b->tin[i].nbytes, err);
 			if (rc)
 				return rc;
 		}
@@ -1351,9 +1398,15 @@ static int timed_batch(struct worker *w, struct timing_set *ts, struct solution_
 	memset(&msg, 0, sizeof(msg));
 	msg.sample = cmd->sample;
 	msg.role = role;
+	/* the clock read before the send: sending wakes the orchestrator,
+	 * which may take this CPU before the send returns; read after it, that
+	 * wait was in the kernel's view of the batch and not in the worker's,
+	 * 20-50 us of an honest batch's gap on the 2-core machine, more for one
+	 * side than the other under load (single-call batches were called
+	 * bent). Now both views hold it. */
+	uint64_t marked = nodus_now_ns();
 	if (send_mark(NODUS_MSG_START, &msg))
 		return NODUS_ERR(err, NODUS_EIO, "orchestrator pipe closed");
-	uint64_t marked = nodus_now_ns();
 	nodus_timing t;
 	int n_copies = 0;
 	rc = time_deferred(w, sol, ts->window, batch, batch, &t, deferred_copies, &n_copies, err);

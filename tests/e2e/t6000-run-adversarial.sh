@@ -35,6 +35,12 @@ while read -r pid cond expect outcome guard; do
 		# than honest work (a copy of the reference's code may still land a
 		# few percent off: code placement alone moves a cpu kernel)
 		case "$outcome" in TIED | SLOWER | AMBIGUOUS) ;; *) fail "$pid: expected no gain (TIED), got $outcome ($guard)" ;; esac
+	elif [ "${pid#*/adv_memo_}" != "$pid" ] && [ "$expect" = INCORRECT_NUMERICAL ] &&
+		[ "$outcome $guard" = "REWARD_HACK input_memo" ]; then
+		# a memoizer that skips its work where it sees new inputs is wrong
+		# where a check lands and fast where the memoization test looks:
+		# either guard may end it first (once in a test-fast run, session 22)
+		echo "note: $pid ended by input_memo before a check found it wrong"
 	else
 		[ "$outcome" = "$expect" ] || fail "$pid: expected $expect, got $outcome ($guard)"
 	fi

@@ -16,7 +16,8 @@
  * 6 NVML: isolated alone; a second process with a context is seen
  * 7 the device's input draw (fill) is bit for bit the host's once the
  *   elements it lists are written over, and it lists every element that
- *   differed, for each distribution and variant the judge draws in float32
+ *   differed, for each distribution and variant the judge draws in float32;
+ *   fill_many draws 128 small buffers at once as fill draws each
  * 8 an illegal address is NODUS_ECUDA naming cudaErrorIllegalAddress
  * Extra lines ("info ...") report host-gap and short-kernel numbers for
  * docs/cuda.md.
@@ -406,6 +407,80 @@ static void test_host_pin(env *e, void *buf, int64_t numel)
 	free(pinned); /* unpinned above: free() is safe */
 }
 
+/* fill_many: 128 small buffers of normal, uniform and affine draws (a
+ * fresh sample's window) in one call are what fill draws one by one, bit
+ * for bit the host's once the listed elements are written over; a buffer
+ * with more near elements than max_near says so in its count. And the
+ * time of both ways. */
+static void test_fill_many(env *e, void *buf, int64_t numel)
+{
+	enum { N = 128, EACH = 4096, MAX_NEAR = 64, BIG = 1 << 20 };
+	if (!e->ops->fill_many) {
+		check(e, 0, "fill_many: the cuda backend has it");
+		return;
+	}
+	if (numel < (int64_t)N * EACH + BIG)
+		exit(2);
+	static const nodus_dist dists[] = {
+		{NODUS_DIST_NORMAL, 0.0, 1.0, -1, NULL, 0},
+		{NODUS_DIST_UNIFORM, -1.0, 1.0, -1, NULL, 0},
+		{NODUS_DIST_AFFINE_SCALE, 0.5, 0.0, -1, NULL, 0},
+	};
+	nodus_error err;
+	void *data[N + 1];
+	int64_t count[N + 1];
+	nodus_fill_spec spec[N + 1];
+	int n_near[N + 1];
+	int64_t *near = malloc((size_t)(N + 1) * MAX_NEAR * sizeof *near);
+	float *host = malloc((size_t)BIG * 4), *back = malloc((size_t)BIG * 4);
+	if (!near || !host || !back)
+		exit(2);
+	for (int k = 0; k <= N; k++) {
+		data[k] = (float *)buf + (size_t)k * EACH;
+		count[k] = k < N ? EACH : BIG; /* the last: many near elements */
+		if (nodus_judge_fill_spec(NODUS_DTYPE_FLOAT32, &dists[k < N ? k % 3 : 0], NULL, 0,
+					  0xf1e5u + (uint64_t)k, 1, &spec[k])) {
+			check(e, 0, "fill_many: the judge resolves a device fill");
+			return;
+		}
+	}
+	double t0 = now_s();
+	if (e->ops->fill_many(e->ctx, N + 1, data, count, spec, near, MAX_NEAR, n_near, &err))
+		die_err("fill_many", &err);
+	double many_s = now_s() - t0;
+	int all_equal = 1, listed_near = 0;
+	for (int k = 0; k < N; k++) {
+		if (nodus_judge_fill(host, NODUS_DTYPE_FLOAT32, EACH, &dists[k % 3], NULL, 0,
+				     0xf1e5u + (uint64_t)k, 1) ||
+		    e->ops->download(e->ctx, back, data[k], (size_t)EACH * 4, &err))
+			die_err("fill_many: host draw or download", &err);
+		for (int m = 0; m < n_near[k] && m < MAX_NEAR; m++) {
+			int64_t at = near[(size_t)k * MAX_NEAR + (size_t)m];
+			memcpy(&back[at], &host[at], 4);
+		}
+		listed_near += n_near[k];
+		all_equal &= n_near[k] <= MAX_NEAR && memcmp(host, back, (size_t)EACH * 4) == 0;
+	}
+	check(e, all_equal,
+	      "fill_many: each of 128 buffers bit for bit the host's draw once its listed elements "
+	      "are written over");
+	check(e, n_near[N] > MAX_NEAR,
+	      "fill_many: a buffer with more near elements than max_near counts them all");
+	t0 = now_s();
+	for (int k = 0; k < N; k++) {
+		int got = 0;
+		if (e->ops->fill(e->ctx, data[k], count[k], &spec[k], near, MAX_NEAR, &got, &err))
+			die_err("fill", &err);
+	}
+	double one_s = now_s() - t0;
+	printf("info fill_many: 128 x %d elements (and one of %d with %d near) in %.3f ms, "
+	       "one fill each %.3f ms; %d near listed\n",
+	       EACH, BIG, n_near[N], many_s * 1e3, one_s * 1e3, listed_near);
+	free(near);
+	free(host);
+	free(back);
+}
+
 /* Each float32 distribution and variant the judge draws: the device's fill
  * against nodus_judge_fill on the host, over numel elements. */
 static void test_fill(env *e, void *buf, int64_t numel)
@@ -556,6 +631,7 @@ int main(int argc, char **argv)
 	test_isolation(&e, "/proc/self/exe", argv[1]);
 	test_patch(&e, x, n);
 	test_fill(&e, x, n);
+	test_fill_many(&e, x, n);
 	test_host_pin(&e, x, n);
 	test_guards(&e, entry(&e, "write_past"), entry(&e, "write_before"), entry(&e, "sum_read"),
 		    &cb.call);

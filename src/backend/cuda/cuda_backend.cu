@@ -257,6 +257,25 @@ static int cuda_copy(void *ctx, void *dst, const void *src, size_t bytes, nodus_
 	return copy_sync((cuda_ctx *)ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, err);
 }
 
+static int cuda_copy_many(void *ctx, const nodus_copy *copies, int n, nodus_error *err)
+{
+	cuda_ctx *c = (cuda_ctx *)ctx;
+	int ret = 0;
+	for (int i = 0; !ret && i < n; i++)
+		if (copies[i].bytes)
+			ret = NODUS_CUDA_CALL(err, cudaMemcpyAsync(copies[i].dst, copies[i].src,
+								   copies[i].bytes,
+								   cudaMemcpyDeviceToDevice, c->stream));
+	/* always: a copy already queued must be done before the caller goes on */
+	nodus_error sync_err;
+	int sync = NODUS_CUDA_CALL(&sync_err, cudaStreamSynchronize(c->stream));
+	if (!ret && sync) {
+		*err = sync_err;
+		ret = sync;
+	}
+	return ret;
+}
+
 static __global__ void patch_kernel(const nodus_patch *patches, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -444,6 +463,8 @@ static const nodus_backend_ops cuda_ops = {
 	nodus__cuda_guards_intact,
 	NULL, /* guard_fault: a device has no guard pages to fault on */
 	NULL, /* protect: nor read-only device memory */
+	cuda_copy_many,
+	nodus__cuda_fill_many,
 };
 
 /* The one symbol the library exports (C linkage for dlsym, default

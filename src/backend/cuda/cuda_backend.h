@@ -55,6 +55,8 @@ typedef struct cuda_ctx {
 	nodus_patch *patch_host;     /* pinned staging for it */
 	int patch_cap;               /* entries both hold */
 	void *fill_near;             /* fill: counter and near indices (device), lazily made */
+	void *fill_many_dev;         /* fill_many: counters, then near indices (device) */
+	size_t fill_many_bytes;      /* what it holds */
 	nodus__cuda_guards *guards;  /* cuda_guard.cu: every buffer alloc handed out */
 	char pci_bus_id[32];         /* "0000:19:00.0" from cudaDeviceGetPCIBusId */
 	char uuid[64];               /* "GPU-..." or "MIG-..." from cudaDeviceProp.uuid */
@@ -77,6 +79,9 @@ int nodus__cuda_sm_clock(cuda_ctx *ctx, int32_t *mhz, nodus_error *err);
 int nodus__cuda_fill_init(cuda_ctx *c, nodus_error *err);
 int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
 		     int64_t *near, int max_near, int *n_near, nodus_error *err);
+int nodus__cuda_fill_many(void *ctx, int n, void *const *data, const int64_t *numel,
+			  const nodus_fill_spec *spec, int64_t *near, int max_near, int *n_near,
+			  nodus_error *err);
 void nodus__cuda_fill_release(cuda_ctx *c);
 
 /* cuda_poison.cu: the backend's poison op (backend.h). */

@@ -18,6 +18,7 @@
 #include "judge/philox_core.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define PHILOX_TAG 0x6e6f6475u /* "nodu", as in inputs.c */
 #define TWO_PI 6.283185307179586
@@ -147,6 +148,22 @@ void nodus__cuda_fill_release(cuda_ctx *c)
 	if (c->fill_near)
 		cudaFree(c->fill_near);
 	c->fill_near = NULL;
+	if (c->fill_many_dev)
+		cudaFree(c->fill_many_dev);
+	c->fill_many_dev = NULL;
+	c->fill_many_bytes = 0;
+}
+
+static int launch_fill(cuda_ctx *c, void *data, int64_t numel, const nodus_fill_spec *spec,
+		       unsigned long long *count, int64_t *list, int max_near, nodus_error *err)
+{
+	int64_t blocks = (numel + 3) / 4;
+	int threads = 256;
+	int64_t grid = (blocks + threads - 1) / threads;
+	int cap = c->sm_count > 0 ? c->sm_count * 32 : 4096;
+	fill_kernel<<<(unsigned)(grid < cap ? grid : cap), threads, 0, c->stream>>>(
+		(float *)data, numel, *spec, count, list, max_near);
+	return NODUS_CUDA_CALL(err, cudaGetLastError());
 }
 
 int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec *spec,
@@ -177,15 +194,8 @@ int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec
 	if (!ret && may_be_near)
 		ret = NODUS_CUDA_CALL(err, cudaMemsetAsync(count, 0, sizeof(*count), c->stream));
 	(void)cudaGetLastError(); /* see cuda_patch: only our launch's error counts */
-	if (!ret) {
-		int64_t blocks = (numel + 3) / 4;
-		int threads = 256;
-		int64_t grid = (blocks + threads - 1) / threads;
-		int cap = c->sm_count > 0 ? c->sm_count * 32 : 4096;
-		fill_kernel<<<(unsigned)(grid < cap ? grid : cap), threads, 0, c->stream>>>(
-			(float *)data, numel, *spec, count, list, max_near);
-		ret = NODUS_CUDA_CALL(err, cudaGetLastError());
-	}
+	if (!ret)
+		ret = launch_fill(c, data, numel, spec, count, list, max_near, err);
 	unsigned long long got = 0;
 	if (ret || !may_be_near)
 		return ret;
@@ -201,5 +211,71 @@ int nodus__cuda_fill(void *ctx, void *data, int64_t numel, const nodus_fill_spec
 	if (copy > 0)
 		ret = NODUS_CUDA_CALL(err, cudaMemcpy(near, list, (size_t)copy * sizeof(int64_t),
 						      cudaMemcpyDeviceToHost));
+	return ret;
+}
+
+/* One launch per buffer, each counting into its own slot, then one copy of
+ * the counts and one wait for all of them; the few lists that are not
+ * empty follow, one copy each. */
+int nodus__cuda_fill_many(void *ctx, int n, void *const *data, const int64_t *numel,
+			  const nodus_fill_spec *spec, int64_t *near, int max_near, int *n_near,
+			  nodus_error *err)
+{
+	cuda_ctx *c = (cuda_ctx *)ctx;
+	if (n <= 0)
+		return 0;
+	if (max_near < 0)
+		max_near = 0;
+	for (int k = 0; k < n; k++) {
+		n_near[k] = 0;
+		if (spec[k].kind < NODUS_FILL_NORMAL || spec[k].kind > NODUS_FILL_CONSTANT ||
+		    (spec[k].n_draws != 2 && spec[k].n_draws != 4))
+			return NODUS_ERR(err, NODUS_EINVAL, "fill: kind %d with %d draws",
+					 spec[k].kind, spec[k].n_draws);
+	}
+	size_t need = (size_t)n * sizeof(unsigned long long) +
+		      (size_t)n * (size_t)max_near * sizeof(int64_t);
+	int ret = 0;
+	if (need > c->fill_many_bytes) {
+		if (c->fill_many_dev)
+			cudaFree(c->fill_many_dev);
+		c->fill_many_dev = NULL;
+		c->fill_many_bytes = 0;
+		if ((ret = NODUS_CUDA_CALL(err, cudaMalloc(&c->fill_many_dev, need))))
+			return ret;
+		c->fill_many_bytes = need;
+	}
+	unsigned long long *count = (unsigned long long *)c->fill_many_dev;
+	int64_t *list = (int64_t *)(count + n);
+	ret = NODUS_CUDA_CALL(err, cudaMemsetAsync(count, 0, (size_t)n * sizeof(*count), c->stream));
+	(void)cudaGetLastError(); /* see cuda_patch: only our launches' errors count */
+	for (int k = 0; !ret && k < n; k++)
+		if (numel[k] > 0)
+			ret = launch_fill(c, data[k], numel[k], &spec[k], count + k,
+					  list + (size_t)k * (size_t)max_near,
+					  spec[k].kind == NODUS_FILL_NORMAL ? max_near : 0, err);
+	unsigned long long *got = (unsigned long long *)malloc((size_t)n * sizeof(*got));
+	if (!ret && !got)
+		ret = NODUS_ERR(err, NODUS_ENOMEM, "out of memory for fill counts");
+	if (!ret)
+		ret = NODUS_CUDA_CALL(err, cudaMemcpyAsync(got, count, (size_t)n * sizeof(*got),
+							   cudaMemcpyDeviceToHost, c->stream));
+	/* always: the kernels queued must be done before the caller goes on */
+	nodus_error sync_err;
+	int sync = NODUS_CUDA_CALL(&sync_err, cudaStreamSynchronize(c->stream));
+	if (!ret && sync) {
+		*err = sync_err;
+		ret = sync;
+	}
+	for (int k = 0; !ret && k < n; k++) {
+		n_near[k] = got[k] > (unsigned long long)INT32_MAX ? INT32_MAX : (int)got[k];
+		int copy = n_near[k] < max_near ? n_near[k] : max_near;
+		if (copy > 0)
+			ret = NODUS_CUDA_CALL(err, cudaMemcpy(near + (size_t)k * (size_t)max_near,
+							      list + (size_t)k * (size_t)max_near,
+							      (size_t)copy * sizeof(int64_t),
+							      cudaMemcpyDeviceToHost));
+	}
+	free(got);
 	return ret;
 }
